@@ -1,0 +1,116 @@
+//! A sans-IO TCP for simulation: one data sender and one data receiver per flow.
+//!
+//! Read these before editing: RFC 9293 (TCP), RFC 5681 (congestion control), RFC 6298
+//! (RTO), RFC 2018 (SACK), RFC 6675 (SACK-based recovery), RFC 6582 (NewReno), RFC 6937
+//! (PRR), RFC 7323 (timestamps, window scaling), RFC 3042 (limited transmit).
+//!
+//! # What is modelled
+//! - Three-way handshake with MSS, window-scale, SACK-permitted and timestamp options;
+//!   SYN retransmission with backoff.
+//! - Byte sequence space (64-bit, never wraps); payload per segment = `mss` bytes (the
+//!   "segment size" of the studies: 1400 B or 14 kB), options not subtracted.
+//! - Cumulative ACKs and SACK; SACK-based loss detection (RFC 6675 `IsLost`), fast
+//!   retransmit on DupThresh = 3 duplicate ACKs, limited transmit (through the pipe, as in
+//!   Linux), PRR (RFC 6937, Linux's variant) during fast recovery. Without SACK: NewReno
+//!   (RFC 6582) recovery point and partial-ACK retransmission, duplicate ACKs counted as
+//!   SACKs for the pipe as Linux does.
+//! - RTO per RFC 6298 (see [`rtt`]): exponential backoff, go-back-N of everything not
+//!   SACKed after a timeout (Linux `tcp_enter_loss`), slow start from cwnd = 1.
+//! - Timestamps (RFC 7323) give an RTT sample on every ACK that advances SND.UNA (TSecr
+//!   echo; µs clock); without them, Karn's rule on the send time of the newest newly ACKed
+//!   segment never retransmitted.
+//! - Advertised window from the receive buffer minus out-of-order data, with window
+//!   scaling; the receiving application reads immediately.
+//! - Delayed ACKs (off by default as in the studies): an ACK for every second full-sized
+//!   segment or after `delack_timeout`; immediate ACKs for out-of-order data and for
+//!   segments that fill a hole (RFC 5681 §4.2).
+//! - Pacing (optional): the algorithm's rate, or Linux's default 200 % (slow start) / 120 %
+//!   (congestion avoidance) of cwnd·MSS/SRTT.
+//! - Slow start after idle (RFC 5681 §4.1 / Linux `tcp_slow_start_after_idle`, on by
+//!   default): after an idle period longer than the RTO the window restarts from
+//!   min(cwnd, IW), halved per idle RTO as Linux's `tcp_cwnd_restart`.
+//! - Delivery-rate sampling ([`rate`]) for every ACK.
+//!
+//! # Not modelled
+//! RACK-TLP and tail loss probes; F-RTO; D-SACK and undo of spurious reductions (spurious
+//! retransmissions are *counted* by the receiver, which knows); ECN; zero-window probing
+//! (the receiver's application always reads, so the window only shrinks by out-of-order
+//! data); Nagle (TCP_NODELAY, as ns-3 and the studies); FIN/close; PAWS; urgent data.
+
+pub mod rate;
+pub mod receiver;
+pub mod rtt;
+pub mod scoreboard;
+pub mod sender;
+
+use crate::cc::CcParams;
+use mmtsim_engine::SimTime;
+use mmtsim_net::packet::TS_TICK_NS;
+
+/// Configuration of one TCP flow (both ends).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpConfig {
+    /// Payload bytes per full segment.
+    pub mss: u32,
+    /// Initial window, segments (RFC 6928: 10).
+    pub initial_cwnd: u32,
+    /// Use SACK (RFC 2018); off → NewReno recovery.
+    pub sack: bool,
+    /// Use timestamps (RFC 7323).
+    pub timestamps: bool,
+    /// Delayed ACKs at the receiver.
+    pub delayed_ack: bool,
+    /// Delayed-ACK timer (Linux's minimum, 40 ms, by default).
+    pub delack_timeout: SimTime,
+    /// Minimum RTO.
+    pub min_rto: SimTime,
+    /// Maximum RTO.
+    pub max_rto: SimTime,
+    /// Receive buffer, bytes (bounds the advertised window).
+    pub rcv_buf: u64,
+    /// Send buffer, bytes (how far ahead of SND.UNA the application may write).
+    pub snd_buf: u64,
+    /// Pace transmissions.
+    pub pacing: bool,
+    /// Restart the window after idle periods longer than the RTO.
+    pub slow_start_after_idle: bool,
+    /// Duplicate-ACK threshold (3).
+    pub dupthresh: u32,
+    /// Congestion control.
+    pub cc: CcParams,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            mss: 1400,
+            initial_cwnd: 10,
+            sack: true,
+            timestamps: true,
+            delayed_ack: false,
+            delack_timeout: SimTime::from_ms(40),
+            min_rto: SimTime::from_ms(200),
+            max_rto: SimTime::from_secs(60),
+            rcv_buf: 64 << 20,
+            snd_buf: 64 << 20,
+            pacing: false,
+            slow_start_after_idle: true,
+            dupthresh: 3,
+            cc: CcParams::default_for("cubic").expect("cubic is built in"),
+        }
+    }
+}
+
+/// Timestamp clock reading (RFC 7323 TSval) at `now`, 1 µs ticks, wrapping at 2^32.
+pub fn ts_ticks(now: SimTime) -> u32 {
+    (now.ns() / TS_TICK_NS) as u32
+}
+
+/// Smallest window-scale shift that lets `buf` bytes be advertised (RFC 7323 §2.3: ≤ 14).
+pub fn wscale_for(buf: u64) -> u8 {
+    let mut s = 0u8;
+    while s < 14 && (buf >> s) > 65_535 {
+        s += 1;
+    }
+    s
+}

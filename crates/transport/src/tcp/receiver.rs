@@ -1,0 +1,280 @@
+//! The data-receiving end of a TCP connection.
+//!
+//! - Reassembly: `rcv_nxt` plus a sorted list of out-of-order ranges; in-order bytes go to
+//!   the application at once (it always reads), so only out-of-order data occupies the
+//!   receive buffer.
+//! - SACK (RFC 2018 §4): the first block reports the range containing the most recently
+//!   received segment, then the most recently reported other ranges; at most 3 blocks with
+//!   timestamps (40 bytes of options), 4 without.
+//! - Window: buffer minus out-of-order bytes, never moving the right edge left (RFC 9293
+//!   §3.8.6 discourages shrinking), scaled by the shift offered in the SYN-ACK.
+//! - Timestamps (RFC 7323 §4.3): TS.Recent is taken from segments with
+//!   SEG.SEQ ≤ Last.ACK.sent, so out-of-order arrivals do not shorten RTT samples.
+//! - ACK policy (RFC 5681 §4.2): immediate ACKs for out-of-order data, duplicates and
+//!   hole-filling segments; otherwise every segment, or every second full-sized segment
+//!   with a `delack_timeout` timer when delayed ACKs are on.
+//! - The handshake: SYN → SYN-ACK (repeated for a repeated SYN); data or an ACK completes it.
+//!
+//! The receiver also keeps oracle counts a real one could not: how many retransmitted
+//! segments carried nothing new (spurious retransmissions).
+
+use super::{ts_ticks, wscale_for, TcpConfig};
+use mmtsim_engine::SimTime;
+use mmtsim_net::packet::{SackBlock, SynOptions, TcpFlags, TcpHeader};
+
+/// Counters of one receiver.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReceiverStats {
+    /// Data segments received.
+    pub segments: u64,
+    /// Segments that arrived above a hole.
+    pub out_of_order: u64,
+    /// Segments carrying no new byte.
+    pub duplicates: u64,
+    /// Retransmitted segments carrying no new byte (the retransmission was unnecessary).
+    pub spurious_retransmits: u64,
+    /// ACKs sent.
+    pub acks_sent: u64,
+    /// Segments discarded for lying beyond the window.
+    pub beyond_window: u64,
+}
+
+/// TCP data receiver.
+pub struct TcpReceiver {
+    cfg: TcpConfig,
+    established: bool,
+    syn_seen: bool,
+    rcv_nxt: u64,
+    /// Sorted, disjoint, non-adjacent out-of-order ranges above `rcv_nxt`.
+    ooo: Vec<(u64, u64)>,
+    ooo_bytes: u64,
+    /// Most recently reported SACK blocks, most recent first.
+    recent: Vec<SackBlock>,
+    wscale: u8,
+    right_edge: u64,
+    ts_recent: u32,
+    last_ack_sent: u64,
+    unacked_segments: u32,
+    delack_deadline: SimTime,
+    /// Counters.
+    pub stats: ReceiverStats,
+}
+
+impl TcpReceiver {
+    /// A receiver waiting for a SYN.
+    pub fn new(cfg: TcpConfig) -> Self {
+        let wscale = wscale_for(cfg.rcv_buf);
+        TcpReceiver {
+            cfg,
+            established: false,
+            syn_seen: false,
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            ooo_bytes: 0,
+            recent: Vec::with_capacity(4),
+            wscale,
+            right_edge: 0,
+            ts_recent: 0,
+            last_ack_sent: 0,
+            unacked_segments: 0,
+            delack_deadline: SimTime::NEVER,
+            stats: ReceiverStats::default(),
+        }
+    }
+
+    /// Bytes delivered in order to the application so far.
+    pub fn delivered_bytes(&self) -> u64 {
+        self.rcv_nxt.saturating_sub(1)
+    }
+
+    /// Bytes held out of order.
+    pub fn ooo_bytes(&self) -> u64 {
+        self.ooo_bytes
+    }
+
+    /// When the receiver next needs [`TcpReceiver::on_timer`].
+    pub fn next_deadline(&self) -> SimTime {
+        self.delack_deadline
+    }
+
+    /// A segment from the sender; returns the number of bytes newly delivered in order
+    /// (they are the bytes just below the new `rcv_nxt`).
+    pub fn on_segment(&mut self, now: SimTime, h: &TcpHeader, out: &mut Vec<TcpHeader>) -> u64 {
+        if h.flags.syn {
+            self.syn_seen = true;
+            self.rcv_nxt = self.rcv_nxt.max(1);
+            if let Some((tsval, _)) = h.timestamps {
+                self.ts_recent = tsval;
+            }
+            out.push(self.syn_ack(now));
+            return 0;
+        }
+        if !self.syn_seen {
+            return 0;
+        }
+        self.established = true;
+        if h.payload_bytes == 0 {
+            return 0;
+        }
+        self.stats.segments += 1;
+        let (s, e) = (h.seq, h.seq + h.payload_bytes as u64);
+        if let Some((tsval, _)) = h.timestamps {
+            if s <= self.last_ack_sent {
+                self.ts_recent = tsval;
+            }
+        }
+        if s >= self.rcv_nxt + self.window_bytes().max(1) {
+            self.stats.beyond_window += 1;
+            self.send_ack(now, out);
+            return 0;
+        }
+        let new_bytes = self.new_bytes_in(s, e);
+        if new_bytes == 0 {
+            self.stats.duplicates += 1;
+            if h.retransmission {
+                self.stats.spurious_retransmits += 1;
+            }
+            self.send_ack(now, out);
+            return 0;
+        }
+        let before = self.rcv_nxt;
+        let had_hole = !self.ooo.is_empty();
+        if s <= self.rcv_nxt {
+            self.rcv_nxt = e;
+            // Absorb out-of-order ranges that are now contiguous.
+            let mut k = 0;
+            while k < self.ooo.len() && self.ooo[k].0 <= self.rcv_nxt {
+                let (a, b) = self.ooo[k];
+                self.ooo_bytes -= b - a;
+                self.rcv_nxt = self.rcv_nxt.max(b);
+                k += 1;
+            }
+            self.ooo.drain(..k);
+            let nxt = self.rcv_nxt;
+            self.recent.retain(|b| b.end > nxt);
+            if had_hole {
+                self.send_ack(now, out);
+            } else {
+                self.maybe_delay_ack(now, h.payload_bytes, out);
+            }
+        } else {
+            self.stats.out_of_order += 1;
+            let blk = self.insert_ooo(s, e);
+            self.recent.retain(|b| !(b.start >= blk.start && b.end <= blk.end));
+            self.recent.insert(0, blk);
+            self.recent.truncate(4);
+            self.send_ack(now, out);
+        }
+        self.rcv_nxt - before
+    }
+
+    /// Delayed-ACK timer.
+    pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        if now >= self.delack_deadline {
+            self.send_ack(now, out);
+        }
+    }
+
+    fn new_bytes_in(&self, s: u64, e: u64) -> u64 {
+        let s = s.max(self.rcv_nxt);
+        if e <= s {
+            return 0;
+        }
+        let mut covered = 0;
+        for &(a, b) in &self.ooo {
+            if a >= e {
+                break;
+            }
+            let (x, y) = (a.max(s), b.min(e));
+            if y > x {
+                covered += y - x;
+            }
+        }
+        (e - s) - covered
+    }
+
+    /// Inserts [s, e) above rcv_nxt, merging; returns the merged range.
+    fn insert_ooo(&mut self, s: u64, e: u64) -> SackBlock {
+        let mut i = self.ooo.partition_point(|&(_, b)| b < s);
+        let (mut a, mut b) = (s, e);
+        let mut j = i;
+        while j < self.ooo.len() && self.ooo[j].0 <= b {
+            a = a.min(self.ooo[j].0);
+            b = b.max(self.ooo[j].1);
+            self.ooo_bytes -= self.ooo[j].1 - self.ooo[j].0;
+            j += 1;
+        }
+        self.ooo.drain(i..j);
+        self.ooo.insert(i, (a, b));
+        self.ooo_bytes += b - a;
+        i += 1;
+        let _ = i;
+        SackBlock { start: a, end: b }
+    }
+
+    fn maybe_delay_ack(&mut self, now: SimTime, payload: u32, out: &mut Vec<TcpHeader>) {
+        if !self.cfg.delayed_ack {
+            self.send_ack(now, out);
+            return;
+        }
+        if payload >= self.cfg.mss {
+            self.unacked_segments += 1;
+        }
+        if self.unacked_segments >= 2 {
+            self.send_ack(now, out);
+        } else if self.delack_deadline == SimTime::NEVER {
+            self.delack_deadline = now + self.cfg.delack_timeout;
+        }
+    }
+
+    fn window_bytes(&self) -> u64 {
+        let free = self.cfg.rcv_buf.saturating_sub(self.ooo_bytes);
+        free.max(self.right_edge.saturating_sub(self.rcv_nxt))
+    }
+
+    fn syn_ack(&self, now: SimTime) -> TcpHeader {
+        TcpHeader {
+            from_receiver: true,
+            seq: 0,
+            ack: 1,
+            payload_bytes: 0,
+            flags: TcpFlags { syn: true, ack: true, fin: false },
+            window_field: self.cfg.rcv_buf.min(65_535) as u16,
+            timestamps: self.cfg.timestamps.then(|| (ts_ticks(now), self.ts_recent)),
+            syn_options: Some(SynOptions {
+                mss: self.cfg.mss.min(u16::MAX as u32) as u16,
+                wscale: Some(self.wscale),
+                sack_permitted: self.cfg.sack,
+            }),
+            ..Default::default()
+        }
+    }
+
+    fn send_ack(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        let wnd = self.window_bytes();
+        let field = (wnd >> self.wscale).min(65_535);
+        self.right_edge = self.rcv_nxt + (field << self.wscale);
+        let mut h = TcpHeader {
+            from_receiver: true,
+            seq: 1,
+            ack: self.rcv_nxt,
+            payload_bytes: 0,
+            flags: TcpFlags { syn: false, ack: true, fin: false },
+            window_field: field as u16,
+            timestamps: self.cfg.timestamps.then(|| (ts_ticks(now), self.ts_recent)),
+            ..Default::default()
+        };
+        if self.cfg.sack {
+            let max_blocks = if self.cfg.timestamps { 3 } else { 4 };
+            for b in self.recent.iter().take(max_blocks) {
+                h.sack[h.sack_len as usize] = *b;
+                h.sack_len += 1;
+            }
+        }
+        out.push(h);
+        self.stats.acks_sent += 1;
+        self.last_ack_sent = self.rcv_nxt;
+        self.unacked_segments = 0;
+        self.delack_deadline = SimTime::NEVER;
+    }
+}

@@ -1,0 +1,440 @@
+//! The retransmission queue and SACK scoreboard of a TCP sender.
+//!
+//! Every transmitted, not yet cumulatively acknowledged segment has a record with the
+//! flags Linux keeps in `TCP_SKB_CB(skb)->sacked`: SACKed, LOST, RETRANS (a retransmission
+//! is in flight) and EVER_RETRANS. Counters follow Linux (`packets_out`, `sacked_out`,
+//! `lost_out`, `retrans_out`) so that the pipe is Linux's `tcp_packets_in_flight`:
+//! `packets_out − (sacked_out + lost_out) + retrans_out` — which is RFC 6675's `SetPipe()`
+//! when LOST marks follow its `IsLost()` rule.
+//!
+//! Loss marking ([`Scoreboard::mark_lost_rfc6675`]) applies RFC 6675 `IsLost(seq)`: a
+//! segment is lost when at least DupThresh SACKed segments, or more than
+//! (DupThresh − 1)·SMSS SACKed bytes, lie above it. Without SACK, [`Scoreboard::reno_dupack`]
+//! counts duplicate ACKs as SACKed segments, as Linux does (`tcp_add_reno_sack`), which is
+//! what makes limited transmit (RFC 3042) fall out of the pipe arithmetic.
+//!
+//! Sequence numbers are 64-bit and never wrap. Segments are never re-segmented: a
+//! retransmission resends the same byte range, so cumulative ACKs land on record
+//! boundaries.
+
+use super::rate::{RateSampler, RateStamp};
+use mmtsim_engine::SimTime;
+use mmtsim_net::packet::SackBlock;
+use std::collections::VecDeque;
+
+const SACKED: u8 = 1;
+const LOST: u8 = 2;
+const RETRANS: u8 = 4;
+const EVER_RETRANS: u8 = 8;
+
+/// One transmitted segment.
+#[derive(Clone, Copy, Debug)]
+pub struct Seg {
+    /// First byte.
+    pub seq: u64,
+    /// Payload length.
+    pub len: u32,
+    /// Time of the latest (re)transmission.
+    pub sent_at: SimTime,
+    flags: u8,
+    /// Delivery-rate stamp of the latest transmission.
+    pub stamp: RateStamp,
+}
+
+impl Seg {
+    /// One past the last byte.
+    pub fn end(&self) -> u64 {
+        self.seq + self.len as u64
+    }
+    /// Ever retransmitted.
+    pub fn ever_retransmitted(&self) -> bool {
+        self.flags & EVER_RETRANS != 0
+    }
+    /// SACKed.
+    pub fn sacked(&self) -> bool {
+        self.flags & SACKED != 0
+    }
+    /// Marked lost.
+    pub fn lost(&self) -> bool {
+        self.flags & LOST != 0
+    }
+}
+
+/// What a cumulative ACK removed.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CumAck {
+    /// Segments newly acknowledged and not SACKed before.
+    pub newly_delivered: u32,
+    /// Bytes newly acknowledged and not SACKed before.
+    pub newly_delivered_bytes: u64,
+    /// Segments removed from the queue (SACKed or not).
+    pub removed: u32,
+    /// Send time of the most recently sent removed segment that was never retransmitted
+    /// (Karn's rule), for an RTT sample without timestamps.
+    pub karn_sent_at: Option<SimTime>,
+}
+
+/// The scoreboard.
+#[derive(Clone, Debug, Default)]
+pub struct Scoreboard {
+    segs: VecDeque<Seg>,
+    /// Segments sent and not cumulatively ACKed.
+    pub packets_out: u32,
+    /// Of those, SACKed.
+    pub sacked_out: u32,
+    /// Of those, marked lost.
+    pub lost_out: u32,
+    /// Retransmissions in flight.
+    pub retrans_out: u32,
+    /// Duplicate ACKs counted as SACKs when SACK is off.
+    pub reno_sacked: u32,
+    /// Bytes sent and not cumulatively ACKed.
+    pub bytes_out: u64,
+    /// Of those, SACKed bytes.
+    pub sacked_bytes: u64,
+    /// Of those, bytes marked lost.
+    pub lost_bytes: u64,
+    /// Bytes of retransmissions in flight.
+    pub retrans_bytes: u64,
+    /// Lowest index that may hold a segment to retransmit.
+    retransmit_hint: usize,
+}
+
+impl Scoreboard {
+    /// Segments in flight (Linux `tcp_packets_in_flight`).
+    #[inline]
+    pub fn in_flight(&self) -> u32 {
+        (self.packets_out + self.retrans_out).saturating_sub(self.sacked_out + self.lost_out + self.reno_sacked)
+    }
+
+    /// Bytes in flight, by the same rule.
+    #[inline]
+    pub fn bytes_in_flight(&self) -> u64 {
+        (self.bytes_out + self.retrans_bytes).saturating_sub(self.sacked_bytes + self.lost_bytes)
+    }
+
+    /// True when nothing is outstanding.
+    pub fn is_empty(&self) -> bool {
+        self.segs.is_empty()
+    }
+
+    /// The oldest outstanding segment.
+    pub fn head(&self) -> Option<&Seg> {
+        self.segs.front()
+    }
+
+    /// Records a new transmission.
+    pub fn push(&mut self, seq: u64, len: u32, now: SimTime, stamp: RateStamp) {
+        debug_assert!(self.segs.back().is_none_or(|s| s.end() == seq), "segments must be contiguous");
+        self.segs.push_back(Seg { seq, len, sent_at: now, flags: 0, stamp });
+        self.packets_out += 1;
+        self.bytes_out += len as u64;
+    }
+
+    fn clear_flags(&mut self, i: usize, mask: u8) {
+        let s = self.segs[i];
+        let clear = s.flags & mask;
+        if clear & SACKED != 0 {
+            self.sacked_out -= 1;
+            self.sacked_bytes -= s.len as u64;
+        }
+        if clear & LOST != 0 {
+            self.lost_out -= 1;
+            self.lost_bytes -= s.len as u64;
+        }
+        if clear & RETRANS != 0 {
+            self.retrans_out -= 1;
+            self.retrans_bytes -= s.len as u64;
+        }
+        self.segs[i].flags &= !mask;
+    }
+
+    /// Removes everything below `ack`, feeding newly delivered segments to `rate`.
+    pub fn cum_ack(&mut self, ack: u64, rate: &mut RateSampler) -> CumAck {
+        let mut r = CumAck::default();
+        while let Some(front) = self.segs.front() {
+            if front.end() > ack {
+                debug_assert!(front.seq >= ack, "ACK inside a segment: {} < {ack} < {}", front.seq, front.end());
+                break;
+            }
+            let s = *front;
+            if s.flags & SACKED == 0 {
+                r.newly_delivered += 1;
+                r.newly_delivered_bytes += s.len as u64;
+                rate.on_delivered(&s.stamp, s.sent_at, s.ever_retransmitted());
+            }
+            if !s.ever_retransmitted() {
+                r.karn_sent_at = Some(s.sent_at);
+            }
+            self.clear_flags(0, SACKED | LOST | RETRANS);
+            self.packets_out -= 1;
+            self.bytes_out -= s.len as u64;
+            self.segs.pop_front();
+            r.removed += 1;
+        }
+        self.retransmit_hint = self.retransmit_hint.saturating_sub(r.removed as usize);
+        self.reno_sacked = self.reno_sacked.saturating_sub(r.removed).min(self.packets_out.saturating_sub(1));
+        r
+    }
+
+    /// Marks segments covered by SACK blocks; returns (segments, bytes) newly SACKed.
+    pub fn apply_sack(&mut self, blocks: &[SackBlock], rate: &mut RateSampler) -> (u32, u64) {
+        let (mut n, mut b) = (0u32, 0u64);
+        for blk in blocks {
+            let mut i = self.segs.partition_point(|s| s.seq < blk.start);
+            while i < self.segs.len() && self.segs[i].end() <= blk.end {
+                let s = self.segs[i];
+                if s.flags & SACKED == 0 {
+                    rate.on_delivered(&s.stamp, s.sent_at, s.ever_retransmitted());
+                    self.clear_flags(i, LOST | RETRANS);
+                    self.segs[i].flags |= SACKED;
+                    self.sacked_out += 1;
+                    self.sacked_bytes += s.len as u64;
+                    n += 1;
+                    b += s.len as u64;
+                }
+                i += 1;
+            }
+        }
+        (n, b)
+    }
+
+    /// RFC 6675 `IsLost()` marking; returns the number of segments newly marked lost.
+    pub fn mark_lost_rfc6675(&mut self, dupthresh: u32, mss: u32) -> u32 {
+        let byte_thresh = (dupthresh.saturating_sub(1) as u64) * mss as u64;
+        let (mut sacked_above, mut sacked_bytes_above) = (0u32, 0u64);
+        let mut newly = 0;
+        let mut i = self.segs.len();
+        while i > 0 {
+            i -= 1;
+            let s = self.segs[i];
+            if s.flags & SACKED != 0 {
+                sacked_above += 1;
+                sacked_bytes_above += s.len as u64;
+                continue;
+            }
+            if sacked_above >= dupthresh || sacked_bytes_above > byte_thresh {
+                if s.flags & LOST != 0 {
+                    // Everything below was marked by an earlier pass with a lower threshold
+                    // crossing: the rule is monotone in the amount SACKed above.
+                    break;
+                }
+                self.mark_lost_at(i);
+                newly += 1;
+            }
+        }
+        newly
+    }
+
+    fn mark_lost_at(&mut self, i: usize) {
+        let s = self.segs[i];
+        if s.flags & LOST == 0 {
+            self.segs[i].flags |= LOST;
+            self.lost_out += 1;
+            self.lost_bytes += s.len as u64;
+        }
+        self.retransmit_hint = self.retransmit_hint.min(i);
+    }
+
+    /// Marks the oldest outstanding segment lost (fast retransmit, NewReno partial ACK).
+    pub fn mark_head_lost(&mut self) -> bool {
+        match self.segs.front() {
+            Some(s) if s.flags & (SACKED | LOST) == 0 => {
+                self.mark_lost_at(0);
+                true
+            }
+            Some(s) if s.flags & RETRANS != 0 && s.flags & SACKED == 0 => {
+                // A partial ACK that stops at a segment already retransmitted once means
+                // that retransmission was lost too (RFC 6582 §3.2 step 5 retransmits it).
+                self.clear_flags(0, RETRANS);
+                self.retransmit_hint = 0;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// RTO: every segment not SACKed is lost and no retransmission is in flight any more.
+    pub fn mark_all_lost(&mut self) {
+        for i in 0..self.segs.len() {
+            if self.segs[i].flags & SACKED == 0 {
+                self.clear_flags(i, RETRANS);
+                self.mark_lost_at(i);
+            }
+        }
+        self.reno_sacked = 0;
+        self.retransmit_hint = 0;
+    }
+
+    /// One duplicate ACK without SACK: count it as a SACKed segment (bounded by what is
+    /// outstanding).
+    pub fn reno_dupack(&mut self) {
+        self.reno_sacked = (self.reno_sacked + 1).min(self.packets_out.saturating_sub(1));
+    }
+
+    /// Clears the duplicate-ACK emulation (end of recovery).
+    pub fn reno_reset(&mut self) {
+        self.reno_sacked = 0;
+    }
+
+    /// Index of the first segment that is lost, not SACKed and not being retransmitted.
+    pub fn next_retransmit(&mut self) -> Option<usize> {
+        if self.lost_out <= self.retrans_out {
+            // Every lost segment has a retransmission in flight (counts only include
+            // LOST|RETRANS pairs: RETRANS is cleared whenever LOST is).
+            return None;
+        }
+        let mut i = self.retransmit_hint;
+        while i < self.segs.len() {
+            let f = self.segs[i].flags;
+            if f & LOST != 0 && f & (RETRANS | SACKED) == 0 {
+                self.retransmit_hint = i;
+                return Some(i);
+            }
+            i += 1;
+        }
+        self.retransmit_hint = self.segs.len();
+        None
+    }
+
+    /// Records the retransmission of segment `i`; returns it.
+    pub fn on_retransmit(&mut self, i: usize, now: SimTime, stamp: RateStamp) -> Seg {
+        let s = &mut self.segs[i];
+        debug_assert!(s.flags & LOST != 0);
+        s.flags |= RETRANS | EVER_RETRANS;
+        s.sent_at = now;
+        s.stamp = stamp;
+        let s = *s;
+        self.retrans_out += 1;
+        self.retrans_bytes += s.len as u64;
+        s
+    }
+
+    /// Highest SACKed byte + 1 (0 if none).
+    pub fn highest_sacked_end(&self) -> u64 {
+        self.segs.iter().rev().find(|s| s.sacked()).map_or(0, |s| s.end())
+    }
+
+    /// Checks the counters against the flags (tests and debug builds).
+    pub fn check_invariants(&self) {
+        let mut c = (0u32, 0u32, 0u32, 0u64);
+        for s in &self.segs {
+            c.0 += (s.flags & SACKED != 0) as u32;
+            c.1 += (s.flags & LOST != 0) as u32;
+            c.2 += (s.flags & RETRANS != 0) as u32;
+            c.3 += s.len as u64;
+            assert!(!(s.flags & RETRANS != 0 && s.flags & LOST == 0), "RETRANS without LOST at {}", s.seq);
+        }
+        assert_eq!(self.packets_out as usize, self.segs.len());
+        assert_eq!((self.sacked_out, self.lost_out, self.retrans_out, self.bytes_out), c);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn board(n: u64, len: u32) -> Scoreboard {
+        let mut sb = Scoreboard::default();
+        for k in 0..n {
+            sb.push(1 + k * len as u64, len, SimTime::ZERO, RateStamp::default());
+        }
+        sb
+    }
+
+    fn sack(a: u64, b: u64) -> SackBlock {
+        SackBlock { start: a, end: b }
+    }
+
+    #[test]
+    fn three_sacked_segments_above_mark_the_hole_lost() {
+        // Segments of 100 B at 1, 101, 201, 301, 401. Segment 1 lost; 101..401 SACKed.
+        let mut sb = board(5, 100);
+        let mut r = RateSampler::default();
+        sb.apply_sack(&[sack(101, 301)], &mut r);
+        // Two SACKed segments (200 B ≤ (3−1)·100 B): not yet lost.
+        assert_eq!(sb.mark_lost_rfc6675(3, 100), 0);
+        sb.apply_sack(&[sack(101, 401)], &mut r);
+        // Three SACKed segments above seq 1: lost. Pipe = 5 − (3 + 1) + 0 = 1.
+        assert_eq!(sb.mark_lost_rfc6675(3, 100), 1);
+        assert_eq!(sb.in_flight(), 1);
+        assert_eq!(sb.next_retransmit(), Some(0));
+        let _ = sb.on_retransmit(0, SimTime::from_ms(1), RateStamp::default());
+        // The retransmission is in flight: pipe = 5 − 4 + 1 = 2.
+        assert_eq!(sb.in_flight(), 2);
+        assert_eq!(sb.next_retransmit(), None);
+        sb.check_invariants();
+    }
+
+    #[test]
+    fn sacked_bytes_rule_counts_partial_segments() {
+        // RFC 6675: more than (DupThresh−1)·SMSS bytes SACKed above → lost, even with
+        // fewer than DupThresh segments. SMSS 100; two SACKed segments of 150 B = 300 > 200.
+        let mut sb = Scoreboard::default();
+        sb.push(1, 100, SimTime::ZERO, RateStamp::default());
+        sb.push(101, 150, SimTime::ZERO, RateStamp::default());
+        sb.push(251, 150, SimTime::ZERO, RateStamp::default());
+        sb.apply_sack(&[sack(101, 401)], &mut RateSampler::default());
+        assert_eq!(sb.mark_lost_rfc6675(3, 100), 1);
+    }
+
+    #[test]
+    fn cumulative_ack_clears_flags_and_counts_karn_samples() {
+        let mut sb = board(4, 100);
+        let mut r = RateSampler::default();
+        sb.mark_head_lost();
+        let i = sb.next_retransmit().unwrap();
+        sb.on_retransmit(i, SimTime::from_ms(5), RateStamp::default());
+        let c = sb.cum_ack(201, &mut r);
+        assert_eq!((c.newly_delivered, c.removed), (2, 2));
+        // Segment 1 was retransmitted (no Karn sample); segment 101 was not.
+        assert_eq!(c.karn_sent_at, Some(SimTime::ZERO));
+        assert_eq!((sb.lost_out, sb.retrans_out, sb.packets_out), (0, 0, 2));
+        sb.check_invariants();
+    }
+
+    #[test]
+    fn rto_marks_everything_unsacked_lost_and_forgets_retransmissions() {
+        let mut sb = board(4, 100);
+        let mut r = RateSampler::default();
+        sb.apply_sack(&[sack(201, 301)], &mut r);
+        sb.mark_head_lost();
+        let i = sb.next_retransmit().unwrap();
+        sb.on_retransmit(i, SimTime::from_ms(1), RateStamp::default());
+        sb.mark_all_lost();
+        assert_eq!((sb.lost_out, sb.retrans_out, sb.sacked_out), (3, 0, 1));
+        assert_eq!(sb.in_flight(), 0);
+        sb.check_invariants();
+    }
+
+    #[test]
+    fn reno_dupacks_open_the_pipe_for_limited_transmit() {
+        let mut sb = board(10, 100);
+        sb.reno_dupack();
+        sb.reno_dupack();
+        assert_eq!(sb.in_flight(), 8);
+    }
+
+    proptest! {
+        /// Random SACKs, losses, retransmissions and ACKs keep the counters equal to the
+        /// flags, and the pipe never exceeds what is outstanding plus retransmissions.
+        #[test]
+        fn counters_match_flags(ops in proptest::collection::vec((0u8..5, 0u64..20, 0u64..20), 1..60)) {
+            let mut sb = board(20, 100);
+            let mut r = RateSampler::default();
+            let mut una = 1u64;
+            for (op, a, b) in ops {
+                match op {
+                    0 => { let (x, y) = (a.min(b), a.max(b)); sb.apply_sack(&[sack(1 + x * 100, 1 + y * 100)], &mut r); }
+                    1 => { sb.mark_lost_rfc6675(3, 100); }
+                    2 => { if let Some(i) = sb.next_retransmit() { sb.on_retransmit(i, SimTime::ZERO, RateStamp::default()); } }
+                    3 => { let ack = (1 + a * 100).max(una); sb.cum_ack(ack, &mut r); una = ack; }
+                    _ => { sb.mark_all_lost(); }
+                }
+                sb.check_invariants();
+                prop_assert!(sb.in_flight() <= sb.packets_out + sb.retrans_out);
+            }
+        }
+    }
+}

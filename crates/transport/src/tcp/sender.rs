@@ -1,0 +1,617 @@
+//! The data-sending end of a TCP connection.
+//!
+//! Inputs: segments from the receiver ([`TcpSender::on_segment`]), timer expiry
+//! ([`TcpSender::on_timer`]) and application writes ([`TcpSender::set_app_end`]). Outputs:
+//! headers appended to the caller's buffer. [`TcpSender::next_deadline`] tells when the
+//! sender next needs the clock (RTO, SYN retransmission or pacing release).
+//!
+//! Per ACK the order is Linux's `tcp_ack()`: cumulative ACK and SACK processing (scoreboard,
+//! delivery-rate sampling, RTT sample) → `pkts_acked` → loss detection and the state
+//! machine (Open / Disorder / Recovery / Loss) → window growth or PRR → RTO re-arm →
+//! transmission. See the module docs of [`crate::tcp`] for what is and is not modelled.
+
+use super::rate::RateSampler;
+use super::rtt::RttEstimator;
+use super::scoreboard::Scoreboard;
+use super::{ts_ticks, wscale_for, TcpConfig};
+use crate::cc::{AckSample, CaState, Controller, CwndEvent};
+use mmtsim_engine::SimTime;
+use mmtsim_net::packet::{SynOptions, TcpFlags, TcpHeader, TS_TICK_NS};
+
+/// Connection state of the sender.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SenderState {
+    /// Not started.
+    Closed,
+    /// SYN sent, waiting for SYN-ACK.
+    SynSent,
+    /// Data transfer.
+    Established,
+}
+
+/// Counters of one sender.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SenderStats {
+    /// Data segments sent, retransmissions included.
+    pub segments_sent: u64,
+    /// Retransmitted data segments.
+    pub retransmits: u64,
+    /// Retransmission timeouts.
+    pub rtos: u64,
+    /// Fast-recovery episodes.
+    pub fast_recoveries: u64,
+    /// SYN retransmissions.
+    pub syn_retransmits: u64,
+}
+
+/// cwnd / ssthresh / in-flight samples, in bytes, recorded when cwnd or ssthresh changes.
+#[derive(Clone, Debug, Default)]
+pub struct CwndLog {
+    /// Time, ns.
+    pub t_ns: Vec<u64>,
+    /// Congestion window, bytes.
+    pub cwnd_bytes: Vec<u64>,
+    /// Slow-start threshold, bytes (u64::MAX while infinite).
+    pub ssthresh_bytes: Vec<u64>,
+    /// Bytes in flight.
+    pub inflight_bytes: Vec<u64>,
+}
+
+/// What the sender records for metrics.
+#[derive(Clone, Debug, Default)]
+pub struct SenderLog {
+    /// Time of each RTT sample, ns.
+    pub rtt_t_ns: Vec<u64>,
+    /// Each RTT sample, µs.
+    pub rtt_us: Vec<u32>,
+    /// cwnd changes, if requested.
+    pub cwnd: Option<CwndLog>,
+}
+
+/// TCP data sender.
+pub struct TcpSender {
+    cfg: TcpConfig,
+    state: SenderState,
+    snd_una: u64,
+    snd_nxt: u64,
+    /// One past the last byte the application has written (sequence space; data starts at 1).
+    app_end: u64,
+    snd_wnd: u64,
+    peer_wscale: u8,
+    sb: Scoreboard,
+    rtt: RttEstimator,
+    cc: Controller,
+    rate: RateSampler,
+    dupacks: u32,
+    /// Recovery point (RFC 6582 `recover`, RFC 6675 `RecoveryPoint`, Linux `high_seq`).
+    high_seq: u64,
+    prr_delivered: u32,
+    prr_out: u32,
+    rto_deadline: SimTime,
+    pacing_next: SimTime,
+    pacing_blocked: bool,
+    ts_recent: u32,
+    syn_sent_at: SimTime,
+    syn_retransmitted: bool,
+    max_packets_out: u32,
+    max_packets_seq: u64,
+    is_cwnd_limited: bool,
+    last_send: SimTime,
+    last_logged: (u32, u32),
+    /// Counters.
+    pub stats: SenderStats,
+    /// Metric records.
+    pub log: SenderLog,
+}
+
+impl TcpSender {
+    /// A sender that will open its connection when [`TcpSender::connect`] is called.
+    pub fn new(cfg: TcpConfig, log_cwnd_changes: bool, now: SimTime) -> Self {
+        let cc = Controller::new(&cfg.cc, cfg.initial_cwnd, now);
+        let rtt = RttEstimator::new(cfg.min_rto, cfg.max_rto);
+        TcpSender {
+            state: SenderState::Closed,
+            snd_una: 0,
+            snd_nxt: 0,
+            app_end: 1,
+            snd_wnd: 65_535,
+            peer_wscale: 0,
+            sb: Scoreboard::default(),
+            rtt,
+            cc,
+            rate: RateSampler::default(),
+            dupacks: 0,
+            high_seq: 0,
+            prr_delivered: 0,
+            prr_out: 0,
+            rto_deadline: SimTime::NEVER,
+            pacing_next: SimTime::ZERO,
+            pacing_blocked: false,
+            ts_recent: 0,
+            syn_sent_at: SimTime::ZERO,
+            syn_retransmitted: false,
+            max_packets_out: 0,
+            max_packets_seq: 0,
+            is_cwnd_limited: false,
+            last_send: now,
+            last_logged: (0, 0),
+            stats: SenderStats::default(),
+            log: SenderLog { cwnd: log_cwnd_changes.then(CwndLog::default), ..Default::default() },
+            cfg,
+        }
+    }
+
+    // ----- observation -----
+
+    /// Connection state.
+    pub fn state(&self) -> SenderState {
+        self.state
+    }
+    /// Congestion window, bytes.
+    pub fn cwnd_bytes(&self) -> u64 {
+        self.cc.cwnd() as u64 * self.cfg.mss as u64
+    }
+    /// Slow-start threshold, bytes (u64::MAX while infinite).
+    pub fn ssthresh_bytes(&self) -> u64 {
+        let s = self.cc.ssthresh();
+        if s >= crate::cc::INFINITE_SSTHRESH {
+            u64::MAX
+        } else {
+            s as u64 * self.cfg.mss as u64
+        }
+    }
+    /// Bytes in flight (pipe).
+    pub fn bytes_in_flight(&self) -> u64 {
+        self.sb.bytes_in_flight()
+    }
+    /// SND.UNA.
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+    /// SND.NXT.
+    pub fn snd_nxt(&self) -> u64 {
+        self.snd_nxt
+    }
+    /// The RTT estimator.
+    pub fn rtt(&self) -> &RttEstimator {
+        &self.rtt
+    }
+    /// The congestion controller.
+    pub fn cc(&self) -> &Controller {
+        &self.cc
+    }
+    /// The configuration.
+    pub fn config(&self) -> &TcpConfig {
+        &self.cfg
+    }
+    /// Bytes the application has written so far.
+    pub fn app_written(&self) -> u64 {
+        self.app_end - 1
+    }
+    /// True when every written byte is acknowledged.
+    pub fn all_acked(&self) -> bool {
+        self.state == SenderState::Established && self.snd_una >= self.app_end
+    }
+    /// Wants more application data now: everything written is sent and the window has room.
+    pub fn app_limited(&self) -> bool {
+        self.state == SenderState::Established && self.snd_nxt >= self.app_end
+    }
+
+    /// When the sender next needs [`TcpSender::on_timer`].
+    pub fn next_deadline(&self) -> SimTime {
+        let mut d = self.rto_deadline;
+        if self.pacing_blocked {
+            d = d.min(self.pacing_next);
+        }
+        d
+    }
+
+    // ----- inputs -----
+
+    /// Opens the connection: sends the SYN.
+    pub fn connect(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        debug_assert_eq!(self.state, SenderState::Closed);
+        self.state = SenderState::SynSent;
+        self.send_syn(now, out);
+    }
+
+    fn send_syn(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        self.syn_sent_at = now;
+        let mut h = self.header(now, 0, 0, false);
+        h.flags = TcpFlags { syn: true, ack: false, fin: false };
+        h.syn_options = Some(SynOptions {
+            mss: self.cfg.mss.min(u16::MAX as u32) as u16,
+            wscale: Some(wscale_for(self.cfg.rcv_buf)),
+            sack_permitted: self.cfg.sack,
+        });
+        h.window_field = self.cfg.rcv_buf.min(65_535) as u16;
+        out.push(h);
+        self.rto_deadline = now + self.rtt.rto();
+    }
+
+    /// The application has written data up to total `written` bytes (monotone).
+    pub fn set_app_end(&mut self, now: SimTime, written: u64, out: &mut Vec<TcpHeader>) {
+        let end = written + 1;
+        if end > self.app_end {
+            self.app_end = end;
+            if self.state == SenderState::Established {
+                self.try_send(now, out);
+            }
+        }
+    }
+
+    /// A segment from the receiver.
+    pub fn on_segment(&mut self, now: SimTime, h: &TcpHeader, out: &mut Vec<TcpHeader>) {
+        match self.state {
+            SenderState::Closed => {}
+            SenderState::SynSent => {
+                if h.flags.syn && h.flags.ack && h.ack == 1 {
+                    self.establish(now, h, out);
+                }
+            }
+            SenderState::Established => {
+                if h.flags.syn {
+                    // Our handshake ACK was lost and the SYN-ACK repeated: ACK it again.
+                    out.push(self.header(now, self.snd_nxt, 0, false));
+                } else if h.flags.ack {
+                    self.on_ack(now, h, out);
+                }
+            }
+        }
+    }
+
+    fn establish(&mut self, now: SimTime, h: &TcpHeader, out: &mut Vec<TcpHeader>) {
+        self.state = SenderState::Established;
+        self.snd_una = 1;
+        self.snd_nxt = 1;
+        self.max_packets_seq = 1;
+        let opts = h.syn_options.unwrap_or_default();
+        self.peer_wscale = opts.wscale.unwrap_or(0).min(14);
+        // The window of a SYN-ACK is never scaled (RFC 7323 §2.2).
+        self.snd_wnd = h.window_field as u64;
+        let sample = match (self.cfg.timestamps, h.timestamps) {
+            (true, Some((tsval, tsecr))) => {
+                self.ts_recent = tsval;
+                Some(ticks_to_time(ts_ticks(now).wrapping_sub(tsecr)))
+            }
+            _ if !self.syn_retransmitted => Some(now - self.syn_sent_at),
+            _ => None,
+        };
+        if let Some(r) = sample {
+            self.record_rtt(now, r);
+        }
+        self.rto_deadline = SimTime::NEVER;
+        self.last_send = now;
+        // Complete the handshake, then send data.
+        out.push(self.header(now, 1, 0, false));
+        self.try_send(now, out);
+    }
+
+    fn on_ack(&mut self, now: SimTime, h: &TcpHeader, out: &mut Vec<TcpHeader>) {
+        let ack = h.ack;
+        if ack > self.snd_nxt || ack < self.snd_una {
+            // Acknowledges unsent data, or an old ACK overtaken by newer ones.
+            return;
+        }
+        if let Some((tsval, _)) = h.timestamps {
+            self.ts_recent = tsval;
+        }
+        self.snd_wnd = (h.window_field as u64) << self.peer_wscale;
+
+        let prior_in_flight = self.sb.in_flight();
+        let prior_una = self.snd_una;
+        let cum = self.sb.cum_ack(ack, &mut self.rate);
+        self.snd_una = ack;
+        let una_advanced = ack > prior_una;
+        let (sacked_n, sacked_bytes) =
+            if self.cfg.sack { self.sb.apply_sack(h.sack_blocks(), &mut self.rate) } else { (0, 0) };
+
+        // Duplicate ACK (RFC 5681 §2, without the window condition: the receiver never
+        // shrinks its right edge, and Linux ignores window changes here too).
+        let is_dup = !una_advanced
+            && h.payload_bytes == 0
+            && self.sb.packets_out > 0
+            && (!self.cfg.sack || sacked_n > 0 || h.sack_len == 0);
+        let mut reno_delivered = 0;
+        if una_advanced {
+            self.dupacks = 0;
+        } else if is_dup {
+            self.dupacks += 1;
+            if !self.cfg.sack {
+                self.sb.reno_dupack();
+                reno_delivered = 1;
+                self.rate.delivered += 1;
+            }
+        }
+
+        // RTT sample: TSecr echo (RFC 7323 RTTM) or Karn.
+        let rtt_sample = if una_advanced {
+            match (self.cfg.timestamps, h.timestamps) {
+                (true, Some((_, tsecr))) => Some(ticks_to_time(ts_ticks(now).wrapping_sub(tsecr))),
+                _ => cum.karn_sent_at.map(|t| now - t),
+            }
+        } else {
+            None
+        };
+        if let Some(r) = rtt_sample {
+            self.record_rtt(now, r);
+        }
+        let min_rtt = (self.rtt.min_rtt() != SimTime::NEVER).then(|| self.rtt.min_rtt());
+        let rate_sample = self.rate.finish_ack(now, min_rtt);
+
+        let delivered = cum.newly_delivered + sacked_n + reno_delivered;
+        let sample = AckSample {
+            now,
+            acked: delivered,
+            acked_bytes: cum.newly_delivered_bytes + sacked_bytes,
+            rtt: rtt_sample,
+            min_rtt,
+            srtt: self.rtt.srtt(),
+            prior_in_flight,
+            cwnd_limited: self.cwnd_limited(),
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+            paced: self.cfg.pacing,
+            rate: rate_sample,
+        };
+        if delivered > 0 || rtt_sample.is_some() {
+            self.cc.pkts_acked(&sample);
+        }
+
+        // Loss detection and state machine (Linux tcp_fastretrans_alert).
+        let mut newly_lost = 0;
+        if self.cfg.sack && sacked_n > 0 {
+            newly_lost += self.sb.mark_lost_rfc6675(self.cfg.dupthresh, self.cfg.mss);
+        }
+        match self.cc.state() {
+            CaState::Recovery | CaState::Loss => {
+                if self.snd_una >= self.high_seq {
+                    self.cc.exit_recovery(now);
+                    self.sb.reno_reset();
+                    self.dupacks = 0;
+                } else if una_advanced && self.cc.state() == CaState::Recovery && !self.cfg.sack {
+                    // NewReno partial ACK (RFC 6582 §3.2 step 5): the next hole is lost.
+                    if self.sb.mark_head_lost() {
+                        newly_lost += 1;
+                    }
+                }
+            }
+            CaState::Open | CaState::Disorder | CaState::Cwr => {
+                let enter = self.dupacks >= self.cfg.dupthresh || (self.cfg.sack && self.sb.lost_out > 0);
+                if enter && !self.sb.is_empty() {
+                    // RFC 6675 §5 / RFC 6582 §3.2: retransmit the first unacknowledged segment.
+                    if self.sb.mark_head_lost() {
+                        newly_lost += 1;
+                    }
+                    self.high_seq = self.snd_nxt;
+                    self.cc.enter_recovery(self.high_seq);
+                    self.prr_delivered = 0;
+                    self.prr_out = 0;
+                    self.stats.fast_recoveries += 1;
+                } else {
+                    self.cc.set_disorder(self.dupacks > 0 || self.sb.sacked_out > 0);
+                }
+            }
+        }
+
+        if self.cc.state() == CaState::Recovery {
+            self.prr(delivered, newly_lost, una_advanced);
+        } else {
+            self.cc.cong_avoid(&sample);
+        }
+
+        // RFC 6298 §5.2–5.3.
+        if una_advanced {
+            self.rto_deadline = if self.sb.is_empty() { SimTime::NEVER } else { now + self.rtt.rto() };
+        }
+        self.try_send(now, out);
+        self.log_cwnd(now);
+    }
+
+    /// PRR (RFC 6937) as Linux's `tcp_cwnd_reduction`.
+    fn prr(&mut self, newly_acked_sacked: u32, newly_lost: u32, una_advanced: bool) {
+        if newly_acked_sacked == 0 {
+            return;
+        }
+        self.prr_delivered += newly_acked_sacked;
+        let in_flight = self.sb.in_flight() as i64;
+        let ssthresh = self.cc.ssthresh() as i64;
+        let prior_cwnd = self.cc.w.prior_cwnd.max(1) as u64;
+        let delta = ssthresh - in_flight;
+        let mut sndcnt = if delta < 0 {
+            // Proportional reduction: ceil(prr_delivered · ssthresh / RecoverFS) − prr_out.
+            let dividend = ssthresh as u64 * self.prr_delivered as u64 + prior_cwnd - 1;
+            (dividend / prior_cwnd) as i64 - self.prr_out as i64
+        } else {
+            // Slow-start reduction bound.
+            let mut s = (self.prr_delivered as i64 - self.prr_out as i64).max(newly_acked_sacked as i64);
+            if una_advanced && newly_lost == 0 {
+                s += 1;
+            }
+            s.min(delta)
+        };
+        // Force the fast retransmit on entering recovery.
+        sndcnt = sndcnt.max(if self.prr_out > 0 { 0 } else { 1 });
+        self.cc.set_cwnd((in_flight + sndcnt).max(1) as u32);
+    }
+
+    /// Timer expiry check at `now`.
+    pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        if now >= self.rto_deadline {
+            match self.state {
+                SenderState::SynSent => {
+                    self.stats.syn_retransmits += 1;
+                    self.syn_retransmitted = true;
+                    self.rtt.back_off();
+                    self.send_syn(now, out);
+                }
+                SenderState::Established if !self.sb.is_empty() => self.on_rto(now, out),
+                _ => self.rto_deadline = SimTime::NEVER,
+            }
+        }
+        if self.pacing_blocked && now >= self.pacing_next {
+            self.try_send(now, out);
+        }
+        self.log_cwnd(now);
+    }
+
+    fn on_rto(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        self.stats.rtos += 1;
+        self.sb.mark_all_lost();
+        self.cc.on_rto(now, self.sb.in_flight(), self.snd_una, self.snd_nxt);
+        self.high_seq = self.snd_nxt;
+        self.dupacks = 0;
+        self.rtt.back_off();
+        self.rto_deadline = now + self.rtt.rto();
+        // Pacing must not hold back the retransmission of the head.
+        self.pacing_next = now;
+        self.try_send(now, out);
+    }
+
+    // ----- transmission -----
+
+    fn pacing_rate_bps(&self) -> Option<u64> {
+        if !self.cfg.pacing {
+            return None;
+        }
+        if let Some(r) = self.cc.pacing_rate() {
+            return Some(r.as_bps().max(1));
+        }
+        // Linux tcp_update_pacing_rate: 200 % in slow start (cwnd < ssthresh/2), else 120 %.
+        let srtt = self.rtt.srtt()?;
+        let w = &self.cc.w;
+        let ratio = if w.cwnd < w.ssthresh / 2 { 200 } else { 120 };
+        let segs = w.cwnd.max(self.sb.packets_out) as u128;
+        let bps = segs * self.cfg.mss as u128 * 8 * 1_000_000_000 * ratio / 100 / srtt.ns().max(1) as u128;
+        Some(bps.min(u64::MAX as u128).max(1) as u64)
+    }
+
+    fn try_send(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        if self.state != SenderState::Established {
+            return;
+        }
+        self.pacing_blocked = false;
+        let mut sent = 0u32;
+        let mut cwnd_limited_now = false;
+        loop {
+            if self.sb.in_flight() >= self.cc.cwnd() {
+                cwnd_limited_now = true;
+                break;
+            }
+            let pacing = self.pacing_rate_bps();
+            if pacing.is_some() && now < self.pacing_next {
+                self.pacing_blocked = true;
+                break;
+            }
+            let (seq, len, retransmission) = if let Some(i) = self.sb.next_retransmit() {
+                let stamp = self.rate.on_send(now, self.sb.packets_out);
+                let s = self.sb.on_retransmit(i, now, stamp);
+                self.stats.retransmits += 1;
+                (s.seq, s.len, true)
+            } else {
+                let wnd_end = self.snd_una + self.snd_wnd;
+                let room = wnd_end.saturating_sub(self.snd_nxt);
+                let avail = self.app_end.saturating_sub(self.snd_nxt);
+                let len = (self.cfg.mss as u64).min(avail).min(room) as u32;
+                if len == 0 {
+                    if avail == 0 {
+                        self.rate.mark_app_limited(self.sb.in_flight());
+                    }
+                    break;
+                }
+                if self.sb.packets_out == 0 {
+                    let idle = now.saturating_sub(self.last_send);
+                    if self.cfg.slow_start_after_idle && idle > self.rtt.rto() {
+                        self.cc.restart_after_idle(idle, self.rtt.rto(), self.cfg.initial_cwnd);
+                    }
+                    self.cc.event(CwndEvent::TxStart { idle }, now);
+                }
+                let stamp = self.rate.on_send(now, self.sb.packets_out);
+                let seq = self.snd_nxt;
+                self.sb.push(seq, len, now, stamp);
+                self.snd_nxt += len as u64;
+                (seq, len, false)
+            };
+            let h = self.header(now, seq, len, retransmission);
+            if let Some(bps) = pacing {
+                let bits = h.header_bytes() as u128 * 8 + len as u128 * 8;
+                let dt = (bits * 1_000_000_000).div_ceil(bps as u128) as u64;
+                self.pacing_next = self.pacing_next.max(now) + SimTime(dt);
+            }
+            out.push(h);
+            self.stats.segments_sent += 1;
+            self.prr_out += 1;
+            self.last_send = now;
+            sent += 1;
+        }
+        if sent > 0 || cwnd_limited_now {
+            // Linux tcp_cwnd_validate: remember whether the window was the limit this round.
+            if self.snd_una >= self.max_packets_seq {
+                self.max_packets_out = self.sb.packets_out;
+                self.max_packets_seq = self.snd_nxt;
+                self.is_cwnd_limited = cwnd_limited_now;
+            } else {
+                self.max_packets_out = self.max_packets_out.max(self.sb.packets_out);
+                self.is_cwnd_limited |= cwnd_limited_now;
+            }
+        }
+        if sent > 0 && self.rto_deadline == SimTime::NEVER {
+            self.rto_deadline = now + self.rtt.rto();
+        }
+    }
+
+    /// Linux `tcp_is_cwnd_limited`.
+    fn cwnd_limited(&self) -> bool {
+        if self.is_cwnd_limited {
+            return true;
+        }
+        self.cc.w.in_slow_start() && self.cc.cwnd() < 2 * self.max_packets_out
+    }
+
+    fn header(&self, now: SimTime, seq: u64, len: u32, retransmission: bool) -> TcpHeader {
+        let ws = wscale_for(self.cfg.rcv_buf);
+        TcpHeader {
+            from_receiver: false,
+            seq,
+            ack: 1,
+            payload_bytes: len,
+            flags: TcpFlags { syn: false, ack: true, fin: false },
+            window_field: (self.cfg.rcv_buf >> ws).min(65_535) as u16,
+            timestamps: self.cfg.timestamps.then(|| (ts_ticks(now), self.ts_recent)),
+            retransmission,
+            ..Default::default()
+        }
+    }
+
+    fn record_rtt(&mut self, now: SimTime, r: SimTime) {
+        self.rtt.on_sample(r);
+        self.log.rtt_t_ns.push(now.ns());
+        self.log.rtt_us.push((r.ns() / 1_000).min(u32::MAX as u64) as u32);
+    }
+
+    fn log_cwnd(&mut self, now: SimTime) {
+        let cur = (self.cc.cwnd(), self.cc.ssthresh());
+        if cur == self.last_logged {
+            return;
+        }
+        self.last_logged = cur;
+        let (cwnd, ssthresh, inflight) = (self.cwnd_bytes(), self.ssthresh_bytes(), self.bytes_in_flight());
+        if let Some(l) = &mut self.log.cwnd {
+            l.t_ns.push(now.ns());
+            l.cwnd_bytes.push(cwnd);
+            l.ssthresh_bytes.push(ssthresh);
+            l.inflight_bytes.push(inflight);
+        }
+    }
+
+    /// Checks internal invariants (tests).
+    pub fn check_invariants(&self) {
+        self.sb.check_invariants();
+        assert!(self.snd_una <= self.snd_nxt);
+        assert!(self.snd_nxt <= self.app_end);
+    }
+}
+
+fn ticks_to_time(ticks: u32) -> SimTime {
+    SimTime(ticks as u64 * TS_TICK_NS)
+}
