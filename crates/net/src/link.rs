@@ -201,6 +201,14 @@ impl LinkDir {
     pub fn delay(&self) -> SimTime {
         self.delay
     }
+
+    /// A representative rate: the constant rate, or a trace's mean over its first minute.
+    pub fn rate_hint(&self) -> Rate {
+        match &self.tx {
+            Transmitter::Constant(r) => *r,
+            Transmitter::Trace(s) => s.trace().mean_rate(SimTime::ZERO, SimTime::from_secs(60)),
+        }
+    }
 }
 
 #[cfg(test)]

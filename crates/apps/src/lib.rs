@@ -1,0 +1,262 @@
+//! Applications on top of TCP: each answers "how many bytes have been written by time t"
+//! and "when will the next bytes be written".
+//!
+//! - **Bulk**: always has data (a full buffer).
+//! - **Rate**: a full buffer capped at `rate` (R_app of the studies).
+//! - **File**: `size` bytes written at the start; the flow reports its completion time.
+//! - **On/off**: `rate` while on, nothing while off, repeating from the start.
+//! - **Messages**: `size` bytes every `interval`, fixed or exponentially distributed.
+//!
+//! Rate-driven applications write in whole chunks of one segment (`chunk_bytes`), as an
+//! application writing fixed-size buffers would, so TCP never sends runt segments because
+//! of the application. A write never runs more than the send buffer ahead of the
+//! acknowledged data: when the buffer is full the application is blocked and produces
+//! nothing (the credit of a blocked interval is lost, not banked). Blocking is evaluated
+//! when the application is polled, which the world does whenever TCP runs out of data.
+
+use mmtsim_engine::{Rate, SimRng, SimTime};
+use rand::Rng;
+
+/// What an application does.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AppKind {
+    /// Full buffer.
+    Bulk,
+    /// Full buffer capped at a rate.
+    Rate {
+        /// R_app.
+        rate: Rate,
+    },
+    /// A file.
+    File {
+        /// Bytes.
+        size: u64,
+    },
+    /// On/off source.
+    OnOff {
+        /// Rate while on.
+        rate: Rate,
+        /// On period.
+        on: SimTime,
+        /// Off period.
+        off: SimTime,
+    },
+    /// Small messages.
+    Messages {
+        /// Bytes per message.
+        size: u64,
+        /// (Mean) interval.
+        interval: SimTime,
+        /// Exponential intervals.
+        poisson: bool,
+    },
+}
+
+/// An application instance feeding one TCP sender.
+pub struct TcpApp {
+    kind: AppKind,
+    start: SimTime,
+    stop: SimTime,
+    chunk_bytes: u64,
+    written: u64,
+    /// Rate-driven apps: credit in bit·ns (bits × 10^9) not yet turned into a chunk.
+    credit: u128,
+    last: SimTime,
+    next_message: SimTime,
+    rng: SimRng,
+}
+
+/// "Practically infinite" data of a bulk source; far above anything a run can send.
+pub const BULK_BYTES: u64 = 1 << 60;
+
+impl TcpApp {
+    /// An application active in [start, stop).
+    pub fn new(kind: AppKind, start: SimTime, stop: SimTime, chunk_bytes: u64, rng: SimRng) -> Self {
+        TcpApp { kind, start, stop, chunk_bytes: chunk_bytes.max(1), written: 0, credit: 0, last: start, next_message: start, rng }
+    }
+
+    /// The kind.
+    pub fn kind(&self) -> &AppKind {
+        &self.kind
+    }
+
+    /// Total bytes written by `now`, never more than `cap` (SND.UNA + send buffer).
+    pub fn poll(&mut self, now: SimTime, cap: u64) -> u64 {
+        let now_c = now.min(self.stop);
+        match self.kind {
+            AppKind::Bulk => {
+                if now >= self.start {
+                    self.written = BULK_BYTES;
+                }
+            }
+            AppKind::File { size } => {
+                if now >= self.start {
+                    self.written = size;
+                }
+            }
+            AppKind::Rate { rate } => {
+                let active = now_c.saturating_sub(self.last);
+                self.accrue(rate, active.ns(), cap);
+                self.last = self.last.max(now_c);
+            }
+            AppKind::OnOff { rate, on, off } => {
+                let a = self.active_time(now_c, on, off) - self.active_time(self.last, on, off);
+                self.accrue(rate, a, cap);
+                self.last = self.last.max(now_c);
+            }
+            AppKind::Messages { size, interval, poisson } => {
+                while self.next_message <= now && self.next_message < self.stop {
+                    self.written += size;
+                    let gap = if poisson {
+                        let u: f64 = self.rng.random::<f64>();
+                        SimTime((-(1.0 - u).ln() * interval.ns() as f64).round().max(1.0) as u64)
+                    } else {
+                        interval
+                    };
+                    self.next_message += gap;
+                }
+            }
+        }
+        self.written
+    }
+
+    fn accrue(&mut self, rate: Rate, active_ns: u64, cap: u64) {
+        self.credit += rate.as_bps() as u128 * active_ns as u128;
+        let chunk_units = self.chunk_bytes as u128 * 8 * 1_000_000_000;
+        let chunks = (self.credit / chunk_units) as u64;
+        self.credit -= chunks as u128 * chunk_units;
+        let room = cap.saturating_sub(self.written) / self.chunk_bytes;
+        if chunks > room {
+            // Blocked on a full send buffer: the excess is never produced.
+            self.written += room * self.chunk_bytes;
+            self.credit = 0;
+        } else {
+            self.written += chunks * self.chunk_bytes;
+        }
+    }
+
+    /// On-time elapsed in [start, t] for an on/off source.
+    fn active_time(&self, t: SimTime, on: SimTime, off: SimTime) -> u64 {
+        let e = t.saturating_sub(self.start).ns();
+        let period = on.ns() + off.ns();
+        (e / period) * on.ns() + (e % period).min(on.ns())
+    }
+
+    /// When the application next writes, if it ever does (the world polls then).
+    pub fn next_write(&self, now: SimTime) -> Option<SimTime> {
+        let t = match self.kind {
+            AppKind::Bulk | AppKind::File { .. } => {
+                if now < self.start {
+                    self.start
+                } else {
+                    return None;
+                }
+            }
+            AppKind::Rate { rate } => {
+                let need = (self.chunk_bytes as u128 * 8 * 1_000_000_000).saturating_sub(self.credit);
+                now.max(self.last) + SimTime(need.div_ceil(rate.as_bps() as u128) as u64)
+            }
+            AppKind::OnOff { rate, on, off } => {
+                let need = (self.chunk_bytes as u128 * 8 * 1_000_000_000).saturating_sub(self.credit);
+                let need_active = need.div_ceil(rate.as_bps() as u128) as u64;
+                let from = now.max(self.last);
+                let target = self.active_time(from, on, off) + need_active;
+                // Invert active_time: whole periods, then the remainder inside an on period.
+                let period = on.ns() + off.ns();
+                let (k, r) = (target / on.ns(), target % on.ns());
+                let mut t = self.start + SimTime(k * period + r);
+                if r == 0 && k > 0 {
+                    // Exactly at the end of an on period.
+                    t = self.start + SimTime((k - 1) * period + on.ns());
+                }
+                t.max(from)
+            }
+            AppKind::Messages { .. } => self.next_message.max(now),
+        };
+        (t < self.stop).then_some(t)
+    }
+
+    /// True once the application will never write again (file written, stop passed).
+    pub fn finished(&self, now: SimTime) -> bool {
+        match self.kind {
+            AppKind::File { .. } => now >= self.start,
+            AppKind::Bulk => false,
+            _ => now >= self.stop,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mmtsim_engine::RngStreams;
+
+    fn app(kind: AppKind) -> TcpApp {
+        TcpApp::new(kind, SimTime::from_secs(1), SimTime::from_secs(100), 1000, RngStreams::new(1).stream("a"))
+    }
+
+    #[test]
+    fn rate_app_writes_whole_chunks_at_its_rate() {
+        // 8 Mbit/s = 1 MB/s = 1000 chunks of 1000 B per second.
+        let mut a = app(AppKind::Rate { rate: Rate::mbps(8) });
+        assert_eq!(a.poll(SimTime::from_secs(1), u64::MAX), 0);
+        assert_eq!(a.poll(SimTime::from_ms(1500), u64::MAX), 500_000);
+        // 1 chunk takes 1 ms: after 1.5 s + 0.4 ms nothing new; the next write is at 1.501 s.
+        assert_eq!(a.poll(SimTime::from_us(1_500_400), u64::MAX), 500_000);
+        assert_eq!(a.next_write(SimTime::from_us(1_500_400)), Some(SimTime::from_ms(1501)));
+    }
+
+    #[test]
+    fn blocked_app_loses_its_credit() {
+        let mut a = app(AppKind::Rate { rate: Rate::mbps(8) });
+        // Cap 10 kB: after 1 s of credit (1 MB) only 10 kB are written.
+        assert_eq!(a.poll(SimTime::from_secs(2), 10_000), 10_000);
+        // The cap rises; 1 ms later one more chunk.
+        assert_eq!(a.poll(SimTime::from_ms(2001), 1_000_000), 11_000);
+    }
+
+    #[test]
+    fn onoff_counts_only_on_time() {
+        // 8 Mbit/s on for 30 s, off for 2 s, from t = 1 s.
+        let kind = AppKind::OnOff { rate: Rate::mbps(8), on: SimTime::from_secs(30), off: SimTime::from_secs(2) };
+        let mut a = app(kind);
+        // At 33 s: 30 s on + 2 s off elapsed → 30 MB.
+        assert_eq!(a.poll(SimTime::from_secs(33), u64::MAX), 30_000_000);
+        // During the off period the next write is when the next on period starts + 1 ms.
+        let mut b = app(AppKind::OnOff { rate: Rate::mbps(8), on: SimTime::from_secs(30), off: SimTime::from_secs(2) });
+        b.poll(SimTime::from_secs(32), u64::MAX);
+        assert_eq!(b.next_write(SimTime::from_secs(32)), Some(SimTime::from_ms(33_001)));
+    }
+
+    #[test]
+    fn messages_arrive_every_interval() {
+        let mut a = app(AppKind::Messages { size: 200, interval: SimTime::from_ms(100), poisson: false });
+        // Messages at 1.0, 1.1, ..., 1.5 s → 6 by 1.5 s.
+        assert_eq!(a.poll(SimTime::from_ms(1500), u64::MAX), 1200);
+        assert_eq!(a.next_write(SimTime::from_ms(1500)), Some(SimTime::from_ms(1600)));
+    }
+
+    #[test]
+    fn poisson_messages_have_the_requested_mean() {
+        let mut a = TcpApp::new(
+            AppKind::Messages { size: 1, interval: SimTime::from_ms(10), poisson: true },
+            SimTime::ZERO,
+            SimTime::from_secs(1000),
+            1,
+            RngStreams::new(5).stream("m"),
+        );
+        // 1000 s / 10 ms = 100 000 messages expected; Poisson std = 316.
+        let n = a.poll(SimTime::from_secs(1000), u64::MAX);
+        assert!((n as f64 - 100_000.0).abs() < 1_600.0, "{n}");
+    }
+
+    #[test]
+    fn bulk_and_file() {
+        let mut b = app(AppKind::Bulk);
+        assert_eq!(b.poll(SimTime::ZERO, u64::MAX), 0);
+        assert_eq!(b.poll(SimTime::from_secs(1), u64::MAX), BULK_BYTES);
+        let mut f = app(AppKind::File { size: 7_000_000 });
+        assert_eq!(f.poll(SimTime::from_secs(2), u64::MAX), 7_000_000);
+        assert!(f.finished(SimTime::from_secs(2)));
+    }
+}

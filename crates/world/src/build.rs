@@ -1,0 +1,238 @@
+//! Building a world from a validated scenario.
+
+use mmtsim_apps::{AppKind, TcpApp};
+use mmtsim_engine::{Rate, RngStreams, SimTime};
+use mmtsim_net::link::{Impairments, LinkConfig, LinkDir};
+use mmtsim_net::trace::RateTrace;
+use mmtsim_scenario::model::{App, CwndRecording, Protocol};
+use mmtsim_scenario::{resolve, Loaded};
+use mmtsim_transport::tcp::receiver::TcpReceiver;
+use mmtsim_transport::tcp::sender::TcpSender;
+use mmtsim_transport::udp::{UdpSink, UdpSource};
+use std::collections::VecDeque;
+
+/// One link direction and where it leads.
+pub(crate) struct LinkState {
+    pub dir: LinkDir,
+    pub to: u32,
+    pub name: String,
+    pub reverse: bool,
+    /// Index into the world's capture writers, if this link is captured.
+    pub capture: Option<usize>,
+    pub rate_desc: String,
+}
+
+pub(crate) enum FlowKind {
+    Tcp {
+        sender: TcpSender,
+        receiver: TcpReceiver,
+        app: TcpApp,
+        /// Earliest pending timer event of [sender, receiver].
+        timer_pending: [SimTime; 2],
+        app_wake_pending: SimTime,
+        file_size: Option<u64>,
+        completed_at: Option<SimTime>,
+    },
+    Udp {
+        src: UdpSource,
+        sink: UdpSink,
+        owd_t_ns: Vec<u64>,
+        owd_us: Vec<u32>,
+    },
+}
+
+pub(crate) struct FlowState {
+    pub name: String,
+    pub src: u32,
+    pub dst: u32,
+    pub start: SimTime,
+    pub stop: SimTime,
+    pub cc_name: &'static str,
+    pub kind: FlowKind,
+    pub delivered: u64,
+    pub bins: Vec<u64>,
+    pub cwnd_t_ns: Vec<u64>,
+    pub cwnd_bytes: Vec<u64>,
+    pub ssthresh_bytes: Vec<u64>,
+    pub inflight_bytes: Vec<u64>,
+}
+
+pub(crate) struct Built {
+    pub nodes: Vec<String>,
+    pub links: Vec<LinkState>,
+    /// route[node * n + dst] = link-direction index, or u32::MAX.
+    pub route: Vec<u32>,
+    pub flows: Vec<FlowState>,
+    pub captured_links: Vec<String>,
+}
+
+fn link_rate_desc(rate: Option<resolve::DirSettings<'_>>) -> String {
+    match rate {
+        Some(d) => match (d.rate, d.trace) {
+            (Some(r), _) => r.to_string(),
+            (_, Some(t)) => format!("trace:{}", t.file.display()),
+            _ => "?".into(),
+        },
+        None => "?".into(),
+    }
+}
+
+pub(crate) fn build(l: &Loaded, seed: u64) -> Built {
+    let s = &l.scenario;
+    let rng = RngStreams::new(seed);
+    let nodes: Vec<String> = s.nodes.iter().map(|n| n.name.clone()).collect();
+    let node_index = |name: &str| nodes.iter().position(|n| n == name).expect("validated node reference") as u32;
+
+    let mut links = Vec::new();
+    let mut captured_links = Vec::new();
+    for (li, link) in s.links.iter().enumerate() {
+        let name = link.name.clone().unwrap_or_else(|| format!("{}-{}", link.between[0], link.between[1]));
+        let ends = [node_index(&link.between[0]), node_index(&link.between[1])];
+        let capture = link.capture.then(|| {
+            captured_links.push(name.clone());
+            captured_links.len() - 1
+        });
+        for reverse in [false, true] {
+            let d = resolve::direction(link, reverse);
+            let rate = match (d.rate, l.traces.get(&(li, reverse))) {
+                (_, Some(t)) => t.clone(),
+                (Some(r), None) => RateTrace::constant(Rate(r.0)),
+                (None, None) => unreachable!("validated: every direction has a rate or a trace"),
+            };
+            let imp = d.impairments.cloned().unwrap_or_default();
+            let cfg = LinkConfig {
+                rate,
+                delay: link.delay.time(),
+                queue: resolve::queue_config(d.queue),
+                impairments: Impairments {
+                    loss: d.loss.map(resolve::loss_model),
+                    duplicate_p: imp.duplicate,
+                    reorder_p: imp.reorder,
+                    reorder_delay: imp.reorder_delay.time(),
+                },
+                mtu_bytes: link.mtu.map_or(1500, |m| m.0 as u32),
+            };
+            let tag = if reverse { "rev" } else { "fwd" };
+            let dir = LinkDir::new(cfg, rng.stream(&format!("link/{name}/{tag}/loss")), rng.stream(&format!("link/{name}/{tag}/impair")));
+            links.push(LinkState {
+                dir,
+                to: if reverse { ends[0] } else { ends[1] },
+                name: name.clone(),
+                reverse,
+                capture,
+                rate_desc: link_rate_desc(Some(resolve::direction(link, reverse))),
+            });
+        }
+    }
+
+    // Static shortest-hop routes: BFS from every destination over reversed edges.
+    let n = nodes.len();
+    let mut route = vec![u32::MAX; n * n];
+    let mut out_edges: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n]; // node -> (link dir, to)
+    for (i, ls) in links.iter().enumerate() {
+        let from = {
+            let li = i / 2;
+            let ends = [node_index(&s.links[li].between[0]), node_index(&s.links[li].between[1])];
+            if ls.reverse { ends[1] } else { ends[0] }
+        };
+        out_edges[from as usize].push((i as u32, ls.to));
+    }
+    for dst in 0..n {
+        let mut dist = vec![u32::MAX; n];
+        dist[dst] = 0;
+        let mut q = VecDeque::from([dst]);
+        while let Some(v) = q.pop_front() {
+            for u in 0..n {
+                if dist[u] != u32::MAX {
+                    continue;
+                }
+                if let Some(&(ld, _)) = out_edges[u].iter().find(|&&(_, to)| to as usize == v) {
+                    dist[u] = dist[v] + 1;
+                    route[u * n + dst] = ld;
+                    q.push_back(u);
+                }
+            }
+        }
+    }
+
+    let end = s.simulation.duration.time();
+    let mut flows = Vec::new();
+    for (fi, f) in s.flows.iter().enumerate() {
+        for k in 0..f.count {
+            let base = f.name.clone().unwrap_or_else(|| format!("flow{fi}"));
+            let name = if f.count > 1 { format!("{base}#{k}") } else { base };
+            let start = f.start.time();
+            let stop = f.stop.map_or(end, |t| t.time()).min(end);
+            let src = node_index(&f.from);
+            let dst = node_index(&f.to);
+            let (kind, cc_name) = match f.protocol {
+                Protocol::Tcp => {
+                    let cfg = resolve::tcp_config(f).expect("validated TCP configuration");
+                    let cc_name = cfg.cc.name();
+                    let log_changes = s.metrics.cwnd == CwndRecording::Change;
+                    let (app_kind, file_size) = match &f.app {
+                        App::Bulk => (AppKind::Bulk, None),
+                        App::Rate { rate } => (AppKind::Rate { rate: rate.rate() }, None),
+                        App::File { size } => (AppKind::File { size: size.0 }, Some(size.0)),
+                        App::Onoff { rate, on, off } => (AppKind::OnOff { rate: rate.rate(), on: on.time(), off: off.time() }, None),
+                        App::Messages { size, interval, poisson } => {
+                            (AppKind::Messages { size: size.0, interval: interval.time(), poisson: *poisson }, None)
+                        }
+                        App::Cbr { .. } => unreachable!("validated: cbr is UDP only"),
+                    };
+                    let app = TcpApp::new(app_kind, start, stop, cfg.mss as u64, rng.stream(&format!("flow/{name}/app")));
+                    let sender = TcpSender::new(cfg.clone(), log_changes, start);
+                    let receiver = TcpReceiver::new(cfg);
+                    (
+                        FlowKind::Tcp {
+                            sender,
+                            receiver,
+                            app,
+                            timer_pending: [SimTime::NEVER; 2],
+                            app_wake_pending: SimTime::NEVER,
+                            file_size,
+                            completed_at: None,
+                        },
+                        cc_name,
+                    )
+                }
+                Protocol::Udp => {
+                    let App::Cbr { rate, payload } = &f.app else { unreachable!("validated: UDP flows are cbr") };
+                    let first_link = route[src as usize * n + dst as usize];
+                    let rate = rate.map(|r| r.rate()).unwrap_or_else(|| {
+                        links[first_link as usize].dir_rate_hint()
+                    });
+                    let payload = payload.map_or(1472, |p| p.0 as u32);
+                    (
+                        FlowKind::Udp { src: UdpSource::new(payload, rate), sink: UdpSink::default(), owd_t_ns: vec![], owd_us: vec![] },
+                        "none",
+                    )
+                }
+            };
+            flows.push(FlowState {
+                name,
+                src,
+                dst,
+                start,
+                stop,
+                cc_name,
+                kind,
+                delivered: 0,
+                bins: Vec::new(),
+                cwnd_t_ns: vec![],
+                cwnd_bytes: vec![],
+                ssthresh_bytes: vec![],
+                inflight_bytes: vec![],
+            });
+        }
+    }
+    Built { nodes, links, route, flows, captured_links }
+}
+
+impl LinkState {
+    /// A rate to saturate this link with: its constant rate, or the mean of its trace over
+    /// the first minute.
+    pub(crate) fn dir_rate_hint(&self) -> Rate {
+        self.dir.rate_hint()
+    }
+}

@@ -1,0 +1,640 @@
+//! The event loop and the summary.
+
+use crate::build::{build, FlowKind, FlowState, LinkState};
+use crate::output::{Column, ColumnData, RunOutput, Table};
+use mmtsim_engine::queue::CLASS_LATE;
+use mmtsim_engine::{EventQueue, SimTime};
+use mmtsim_net::link::{LinkOutput, PacketRef};
+use mmtsim_net::packet::{Packet, TcpHeader, Transport, UdpHeader};
+use mmtsim_net::pcap::PcapWriter;
+use mmtsim_scenario::model::CwndRecording;
+use mmtsim_scenario::Loaded;
+use mmtsim_transport::tcp::sender::SenderState;
+use serde_json::json;
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Optional controls of a run.
+#[derive(Clone, Debug, Default)]
+pub struct RunControl {
+    /// Seed overriding the scenario's.
+    pub seed: Option<u64>,
+    /// Updated with the simulated time (ns) as the run progresses.
+    pub progress_ns: Option<Arc<AtomicU64>>,
+    /// Set to stop the run early.
+    pub cancel: Option<Arc<AtomicBool>>,
+    /// Folder for pcap files of links with `capture = true` (none: no capture).
+    pub capture_dir: Option<PathBuf>,
+}
+
+/// Why a run did not complete.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunError {
+    /// The cancel flag was set.
+    Cancelled,
+    /// Writing a capture file failed.
+    Io(String),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Cancelled => f.write_str("the run was cancelled"),
+            RunError::Io(m) => write!(f, "writing results failed: {m}"),
+        }
+    }
+}
+impl std::error::Error for RunError {}
+
+#[derive(Clone, Copy, Debug)]
+enum Ev {
+    FlowStart(u32),
+    TxDone(u32),
+    Arrive { pkt: u32, link: u32 },
+    TcpTimer { flow: u32, receiver: bool },
+    AppWake(u32),
+    UdpSend(u32),
+    Sample,
+}
+
+struct Sim {
+    q: EventQueue<Ev>,
+    end: SimTime,
+    n_nodes: usize,
+    links: Vec<LinkState>,
+    route: Vec<u32>,
+    pkts: Vec<Packet>,
+    free: Vec<u32>,
+    flows: Vec<FlowState>,
+    hdrs: Vec<TcpHeader>,
+    lout: LinkOutput,
+    bin_ns: u64,
+    sample: SimTime,
+    cwnd_mode: CwndRecording,
+    captures: Vec<PcapWriter<BufWriter<File>>>,
+    io_error: Option<String>,
+    q_link: Vec<u32>,
+    q_t_ns: Vec<u64>,
+    q_bytes: Vec<u64>,
+    q_packets: Vec<u32>,
+    q_drops: Vec<u64>,
+}
+
+/// Runs a validated scenario to its end.
+pub fn run(loaded: &Loaded, ctl: &RunControl) -> Result<RunOutput, RunError> {
+    let s = &loaded.scenario;
+    let seed = ctl.seed.unwrap_or(s.simulation.seed);
+    let b = build(loaded, seed);
+    let mut captures = Vec::new();
+    if let Some(dir) = &ctl.capture_dir {
+        if !b.captured_links.is_empty() {
+            std::fs::create_dir_all(dir).map_err(|e| RunError::Io(format!("{}: {e}", dir.display())))?;
+        }
+        for name in &b.captured_links {
+            let path = dir.join(format!("{name}.pcap"));
+            let f = File::create(&path).map_err(|e| RunError::Io(format!("{}: {e}", path.display())))?;
+            captures.push(PcapWriter::new(BufWriter::new(f)).map_err(|e| RunError::Io(e.to_string()))?);
+        }
+    }
+    let mut sim = Sim {
+        q: EventQueue::new(),
+        end: s.simulation.duration.time(),
+        n_nodes: b.nodes.len(),
+        links: b.links,
+        route: b.route,
+        pkts: Vec::with_capacity(4096),
+        free: Vec::new(),
+        flows: b.flows,
+        hdrs: Vec::with_capacity(64),
+        lout: LinkOutput::default(),
+        bin_ns: s.metrics.goodput_bin.0,
+        sample: s.metrics.sample_interval.time(),
+        cwnd_mode: s.metrics.cwnd,
+        captures,
+        io_error: None,
+        q_link: vec![],
+        q_t_ns: vec![],
+        q_bytes: vec![],
+        q_packets: vec![],
+        q_drops: vec![],
+    };
+    for (i, f) in sim.flows.iter().enumerate() {
+        sim.q.schedule(f.start, Ev::FlowStart(i as u32));
+    }
+    sim.q.schedule_in_class(SimTime::ZERO, CLASS_LATE, Ev::Sample);
+
+    let mut since_check = 0u32;
+    while let Some(t) = sim.q.peek_time() {
+        if t > sim.end {
+            break;
+        }
+        let (now, ev) = sim.q.pop().expect("peeked");
+        sim.dispatch(now, ev);
+        since_check += 1;
+        if since_check >= 1 << 16 {
+            since_check = 0;
+            if let Some(p) = &ctl.progress_ns {
+                p.store(now.ns(), Ordering::Relaxed);
+            }
+            if ctl.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) {
+                return Err(RunError::Cancelled);
+            }
+        }
+    }
+    if let Some(p) = &ctl.progress_ns {
+        p.store(sim.end.ns(), Ordering::Relaxed);
+    }
+    for c in std::mem::take(&mut sim.captures) {
+        if let Err(e) = c.into_inner() {
+            sim.io_error.get_or_insert(e.to_string());
+        }
+    }
+    if let Some(e) = sim.io_error.take() {
+        return Err(RunError::Io(e));
+    }
+    Ok(sim.finish(loaded, seed, &b.nodes))
+}
+
+impl Sim {
+    fn dispatch(&mut self, now: SimTime, ev: Ev) {
+        match ev {
+            Ev::TxDone(l) => {
+                self.links[l as usize].dir.tx_done(now, &mut self.lout);
+                self.link_output(l);
+            }
+            Ev::Arrive { pkt, link } => {
+                let (reverse, capture, to) = {
+                    let ls = &self.links[link as usize];
+                    (ls.reverse, ls.capture, ls.to)
+                };
+                if reverse {
+                    if let Some(c) = capture {
+                        self.capture(c, now, pkt);
+                    }
+                }
+                self.forward(now, pkt, to);
+            }
+            Ev::TcpTimer { flow, receiver } => self.tcp_timer(now, flow, receiver),
+            Ev::AppWake(f) => {
+                if let FlowKind::Tcp { app_wake_pending, .. } = &mut self.flows[f as usize].kind {
+                    if *app_wake_pending == now {
+                        *app_wake_pending = SimTime::NEVER;
+                    }
+                }
+                self.service_app(now, f);
+            }
+            Ev::UdpSend(f) => self.udp_send(now, f),
+            Ev::FlowStart(f) => self.flow_start(now, f),
+            Ev::Sample => self.take_sample(now),
+        }
+    }
+
+    // ----- packets -----
+
+    fn alloc(&mut self, p: Packet) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.pkts[i as usize] = p;
+                i
+            }
+            None => {
+                self.pkts.push(p);
+                (self.pkts.len() - 1) as u32
+            }
+        }
+    }
+
+    fn capture(&mut self, c: usize, now: SimTime, pkt: u32) {
+        if let Err(e) = self.captures[c].write(now, &self.pkts[pkt as usize]) {
+            self.io_error.get_or_insert(e.to_string());
+        }
+    }
+
+    fn forward(&mut self, now: SimTime, pkt: u32, node: u32) {
+        let p = self.pkts[pkt as usize];
+        if p.dst == node {
+            self.free.push(pkt);
+            self.deliver(now, &p);
+            return;
+        }
+        let l = self.route[node as usize * self.n_nodes + p.dst as usize];
+        debug_assert_ne!(l, u32::MAX, "validated scenarios route every flow");
+        let (reverse, capture) = (self.links[l as usize].reverse, self.links[l as usize].capture);
+        if !reverse {
+            if let Some(c) = capture {
+                self.capture(c, now, pkt);
+            }
+        }
+        self.links[l as usize].dir.enqueue(now, PacketRef(pkt), p.size_bytes, &mut self.lout);
+        self.link_output(l);
+    }
+
+    fn link_output(&mut self, l: u32) {
+        let mut out = std::mem::take(&mut self.lout);
+        for (p, _) in out.dropped.drain(..) {
+            self.free.push(p.0);
+        }
+        for (p, at, dup) in out.delivered.drain(..) {
+            let id = if dup { self.alloc(self.pkts[p.0 as usize]) } else { p.0 };
+            self.q.schedule(at, Ev::Arrive { pkt: id, link: l });
+        }
+        if let Some(t) = out.tx_done_at.take() {
+            self.q.schedule(t, Ev::TxDone(l));
+        }
+        self.lout = out;
+    }
+
+    /// Sends the TCP headers in `self.hdrs` of flow `f` into the network.
+    fn emit_tcp(&mut self, now: SimTime, f: u32) {
+        let mut hdrs = std::mem::take(&mut self.hdrs);
+        let (src, dst) = (self.flows[f as usize].src, self.flows[f as usize].dst);
+        for h in hdrs.drain(..) {
+            let (a, b) = if h.from_receiver { (dst, src) } else { (src, dst) };
+            let pkt = Packet {
+                flow: f,
+                src: a,
+                dst: b,
+                size_bytes: h.header_bytes() + h.payload_bytes,
+                sent_at: now,
+                enqueued_at: now,
+                transport: Transport::Tcp(h),
+            };
+            let id = self.alloc(pkt);
+            self.forward(now, id, a);
+        }
+        self.hdrs = hdrs;
+    }
+
+    fn deliver(&mut self, now: SimTime, p: &Packet) {
+        let f = p.flow;
+        match p.transport {
+            Transport::Tcp(h) => {
+                let mut hdrs = std::mem::take(&mut self.hdrs);
+                let fl = &mut self.flows[f as usize];
+                let FlowKind::Tcp { sender, receiver, file_size, completed_at, .. } = &mut fl.kind else {
+                    unreachable!("TCP packet of a UDP flow")
+                };
+                if h.from_receiver {
+                    sender.on_segment(now, &h, &mut hdrs);
+                    self.hdrs = hdrs;
+                    self.emit_tcp(now, f);
+                    self.arm(now, f, false);
+                    self.service_app(now, f);
+                } else {
+                    let new = receiver.on_segment(now, &h, &mut hdrs);
+                    if new > 0 {
+                        fl.delivered += new;
+                        if completed_at.is_none() && file_size.is_some_and(|s| fl.delivered >= s) {
+                            *completed_at = Some(now);
+                        }
+                        add_bin(&mut fl.bins, now, self.bin_ns, new);
+                    }
+                    self.hdrs = hdrs;
+                    self.emit_tcp(now, f);
+                    self.arm(now, f, true);
+                }
+            }
+            Transport::Udp(h) => {
+                let fl = &mut self.flows[f as usize];
+                let FlowKind::Udp { sink, owd_t_ns, owd_us, .. } = &mut fl.kind else { unreachable!("UDP packet of a TCP flow") };
+                let new = sink.on_datagram(&h);
+                if new > 0 {
+                    fl.delivered += new;
+                    add_bin(&mut fl.bins, now, self.bin_ns, new);
+                    owd_t_ns.push(now.ns());
+                    owd_us.push(((now - p.sent_at).ns() / 1_000).min(u32::MAX as u64) as u32);
+                }
+            }
+        }
+    }
+
+    // ----- TCP timers and applications -----
+
+    fn arm(&mut self, now: SimTime, f: u32, receiver: bool) {
+        let FlowKind::Tcp { sender, receiver: r, timer_pending, .. } = &mut self.flows[f as usize].kind else { return };
+        let d = if receiver { r.next_deadline() } else { sender.next_deadline() };
+        let slot = &mut timer_pending[receiver as usize];
+        if d != SimTime::NEVER && d < *slot {
+            *slot = d;
+            self.q.schedule(d.max(now), Ev::TcpTimer { flow: f, receiver });
+        }
+    }
+
+    fn tcp_timer(&mut self, now: SimTime, f: u32, receiver: bool) {
+        let mut hdrs = std::mem::take(&mut self.hdrs);
+        let FlowKind::Tcp { sender, receiver: r, timer_pending, .. } = &mut self.flows[f as usize].kind else { return };
+        if timer_pending[receiver as usize] == now {
+            timer_pending[receiver as usize] = SimTime::NEVER;
+        }
+        if receiver {
+            r.on_timer(now, &mut hdrs);
+        } else {
+            sender.on_timer(now, &mut hdrs);
+        }
+        self.hdrs = hdrs;
+        self.emit_tcp(now, f);
+        self.arm(now, f, receiver);
+        if !receiver {
+            self.service_app(now, f);
+        }
+    }
+
+    fn service_app(&mut self, now: SimTime, f: u32) {
+        let mut hdrs = std::mem::take(&mut self.hdrs);
+        let FlowKind::Tcp { sender, app, app_wake_pending, .. } = &mut self.flows[f as usize].kind else { return };
+        if sender.state() != SenderState::Established || !sender.app_limited() {
+            self.hdrs = hdrs;
+            return;
+        }
+        let cap = sender.snd_una().saturating_sub(1) + sender.config().snd_buf;
+        let w = app.poll(now, cap);
+        if w > sender.app_written() {
+            sender.set_app_end(now, w, &mut hdrs);
+        }
+        if sender.app_limited() {
+            if let Some(t) = app.next_write(now) {
+                if t < *app_wake_pending {
+                    *app_wake_pending = t;
+                    self.q.schedule(t, Ev::AppWake(f));
+                }
+            }
+        }
+        self.hdrs = hdrs;
+        self.emit_tcp(now, f);
+        self.arm(now, f, false);
+    }
+
+    fn flow_start(&mut self, now: SimTime, f: u32) {
+        let mut hdrs = std::mem::take(&mut self.hdrs);
+        match &mut self.flows[f as usize].kind {
+            FlowKind::Tcp { sender, app, .. } => {
+                let w = app.poll(now, u64::MAX);
+                sender.set_app_end(now, w, &mut hdrs);
+                sender.connect(now, &mut hdrs);
+                self.hdrs = hdrs;
+                self.emit_tcp(now, f);
+                self.arm(now, f, false);
+            }
+            FlowKind::Udp { .. } => {
+                self.hdrs = hdrs;
+                self.udp_send(now, f);
+            }
+        }
+    }
+
+    fn udp_send(&mut self, now: SimTime, f: u32) {
+        let fl = &mut self.flows[f as usize];
+        if now >= fl.stop {
+            return;
+        }
+        let FlowKind::Udp { src, .. } = &mut fl.kind else { return };
+        let h: UdpHeader = src.next();
+        let (wire, interval) = (src.wire_bytes(), src.interval());
+        let pkt = Packet {
+            flow: f,
+            src: fl.src,
+            dst: fl.dst,
+            size_bytes: wire,
+            sent_at: now,
+            enqueued_at: now,
+            transport: Transport::Udp(h),
+        };
+        let next = now + interval;
+        if next < fl.stop && next <= self.end {
+            self.q.schedule(next, Ev::UdpSend(f));
+        }
+        let a = fl.src;
+        let id = self.alloc(pkt);
+        self.forward(now, id, a);
+    }
+
+    // ----- metrics -----
+
+    fn take_sample(&mut self, now: SimTime) {
+        if self.cwnd_mode == CwndRecording::Interval {
+            for fl in &mut self.flows {
+                if let FlowKind::Tcp { sender, .. } = &fl.kind {
+                    if now >= fl.start && sender.state() == SenderState::Established {
+                        fl.cwnd_t_ns.push(now.ns());
+                        fl.cwnd_bytes.push(sender.cwnd_bytes());
+                        fl.ssthresh_bytes.push(sender.ssthresh_bytes());
+                        fl.inflight_bytes.push(sender.bytes_in_flight());
+                    }
+                }
+            }
+        }
+        for (i, l) in self.links.iter().enumerate() {
+            self.q_link.push(i as u32);
+            self.q_t_ns.push(now.ns());
+            self.q_bytes.push(l.dir.queue_bytes());
+            self.q_packets.push(l.dir.queue_packets() as u32);
+            self.q_drops.push(l.dir.stats.tail_drops + l.dir.stats.aqm_drops);
+        }
+        let next = now + self.sample;
+        if next <= self.end {
+            self.q.schedule_in_class(next, CLASS_LATE, Ev::Sample);
+        }
+    }
+
+    fn finish(mut self, loaded: &Loaded, seed: u64, nodes: &[String]) -> RunOutput {
+        let end = self.end;
+        let mut flows_json = Vec::new();
+        let (mut g_flow, mut g_t, mut g_v) = (vec![], vec![], vec![]);
+        let (mut r_flow, mut r_t, mut r_v) = (vec![], vec![], vec![]);
+        let (mut c_flow, mut c_t, mut c_cwnd, mut c_ss, mut c_in) = (vec![], vec![], vec![], vec![], vec![]);
+        let (mut o_flow, mut o_t, mut o_v) = (vec![], vec![], vec![]);
+        let bin_s = self.bin_ns as f64 * 1e-9;
+        for (i, fl) in self.flows.iter_mut().enumerate() {
+            let id = i as u32;
+            // Goodput bins from the flow's start bin to the end of the run.
+            let first = (fl.start.ns() / self.bin_ns) as usize;
+            let last = (end.ns().saturating_sub(1) / self.bin_ns) as usize;
+            for b in first..=last {
+                let bytes = fl.bins.get(b).copied().unwrap_or(0);
+                g_flow.push(id);
+                g_t.push(b as f64 * bin_s);
+                g_v.push(bytes as f64 * 8.0 / bin_s / 1e6);
+            }
+            let stop = fl.stop.min(end);
+            let mut j = json!({
+                "id": id,
+                "name": fl.name,
+                "from": nodes[fl.src as usize],
+                "to": nodes[fl.dst as usize],
+                "start_s": fl.start.secs_f64(),
+                "stop_s": stop.secs_f64(),
+                "bytes_delivered": fl.delivered,
+            });
+            match &mut fl.kind {
+                FlowKind::Tcp { sender, receiver, completed_at, file_size, .. } => {
+                    let active = match completed_at {
+                        Some(t) => *t - fl.start,
+                        None => end.saturating_sub(fl.start),
+                    };
+                    let rtts = &sender.log.rtt_us;
+                    let (mean, p95) = mean_p95(rtts);
+                    let st = sender.stats;
+                    j["protocol"] = json!("tcp");
+                    j["cc"] = json!(fl.cc_name);
+                    j["goodput_mbps"] = json!(rate_mbps(fl.delivered, active));
+                    j["rtt_mean_ms"] = json!(mean.map(|m| m / 1e3));
+                    j["rtt_p95_ms"] = json!(p95.map(|m| m / 1e3));
+                    j["rtt_min_ms"] = json!(rtts.iter().min().map(|&m| m as f64 / 1e3));
+                    j["rtt_samples"] = json!(rtts.len());
+                    j["retransmits"] = json!(st.retransmits);
+                    j["rtos"] = json!(st.rtos);
+                    j["fast_recoveries"] = json!(st.fast_recoveries);
+                    j["spurious_retransmits"] = json!(receiver.stats.spurious_retransmits);
+                    j["segments_sent"] = json!(st.segments_sent);
+                    j["syn_retransmits"] = json!(st.syn_retransmits);
+                    j["file_bytes"] = json!(file_size);
+                    j["completion_time_s"] = json!(completed_at.map(|t| (t - fl.start).secs_f64()));
+                    j["final_cwnd_bytes"] = json!(sender.cwnd_bytes());
+                    let log = std::mem::take(&mut sender.log);
+                    r_flow.extend(std::iter::repeat_n(id, log.rtt_us.len()));
+                    r_t.extend(log.rtt_t_ns);
+                    r_v.extend(log.rtt_us);
+                    if let Some(c) = log.cwnd {
+                        c_flow.extend(std::iter::repeat_n(id, c.t_ns.len()));
+                        c_t.extend(c.t_ns);
+                        c_cwnd.extend(c.cwnd_bytes);
+                        c_ss.extend(c.ssthresh_bytes);
+                        c_in.extend(c.inflight_bytes);
+                    }
+                }
+                FlowKind::Udp { src, sink, owd_t_ns, owd_us } => {
+                    let (mean, p95) = mean_p95(owd_us);
+                    j["protocol"] = json!("udp");
+                    j["cc"] = json!("none");
+                    j["goodput_mbps"] = json!(rate_mbps(fl.delivered, end.saturating_sub(fl.start)));
+                    j["datagrams_sent"] = json!(src.sent());
+                    j["datagrams_received"] = json!(sink.datagrams);
+                    j["datagrams_lost"] = json!(src.sent() - sink.datagrams);
+                    j["owd_mean_ms"] = json!(mean.map(|m| m / 1e3));
+                    j["owd_p95_ms"] = json!(p95.map(|m| m / 1e3));
+                    j["rtt_mean_ms"] = json!(null);
+                    j["rtt_p95_ms"] = json!(null);
+                    j["retransmits"] = json!(0);
+                    j["rtos"] = json!(0);
+                    o_flow.extend(std::iter::repeat_n(id, owd_us.len()));
+                    o_t.append(owd_t_ns);
+                    o_v.append(owd_us);
+                }
+            }
+            c_flow.extend(std::iter::repeat_n(id, fl.cwnd_t_ns.len()));
+            c_t.append(&mut fl.cwnd_t_ns);
+            c_cwnd.append(&mut fl.cwnd_bytes);
+            c_ss.append(&mut fl.ssthresh_bytes);
+            c_in.append(&mut fl.inflight_bytes);
+            flows_json.push(j);
+        }
+        let links_json: Vec<_> = self
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let st = l.dir.stats;
+                let occ: Vec<u64> = self.q_link.iter().zip(&self.q_bytes).filter(|(k, _)| **k == i as u32).map(|(_, b)| *b).collect();
+                let mean_q = if occ.is_empty() { 0.0 } else { occ.iter().sum::<u64>() as f64 / occ.len() as f64 };
+                json!({
+                    "id": i,
+                    "name": l.name,
+                    "direction": if l.reverse { "reverse" } else { "forward" },
+                    "rate": l.rate_desc,
+                    "tx_packets": st.tx_packets,
+                    "tx_bytes": st.tx_bytes,
+                    "tail_drops": st.tail_drops,
+                    "aqm_drops": st.aqm_drops,
+                    "wire_losses": st.wire_losses,
+                    "queue_mean_bytes": mean_q,
+                    "queue_max_bytes": occ.iter().max().copied().unwrap_or(0),
+                })
+            })
+            .collect();
+        let mut scenario = serde_json::to_value(&loaded.scenario).expect("scenario serialises");
+        scenario["simulation"]["seed"] = json!(seed);
+        let summary = json!({
+            "name": loaded.scenario.name,
+            "origin": loaded.origin,
+            "seed": seed,
+            "sim_seconds": end.secs_f64(),
+            "events": self.q.events_processed(),
+            "flows": flows_json,
+            "links": links_json,
+            "scenario": scenario,
+        });
+        let u32c = |name, v: Vec<u32>| Column { name, data: ColumnData::U32(v) };
+        let u64c = |name, v: Vec<u64>| Column { name, data: ColumnData::U64(v) };
+        let f64c = |name, v: Vec<f64>| Column { name, data: ColumnData::F64(v) };
+        let tables = vec![
+            Table { name: "goodput", columns: vec![u32c("flow", g_flow), f64c("t_s", g_t), f64c("goodput_mbps", g_v)] },
+            Table { name: "rtt", columns: vec![u32c("flow", r_flow), u64c("t_ns", r_t), u32c("rtt_us", r_v)] },
+            Table {
+                name: "cwnd",
+                columns: vec![
+                    u32c("flow", c_flow),
+                    u64c("t_ns", c_t),
+                    u64c("cwnd_bytes", c_cwnd),
+                    u64c("ssthresh_bytes", c_ss),
+                    u64c("inflight_bytes", c_in),
+                ],
+            },
+            Table {
+                name: "queue",
+                columns: vec![
+                    u32c("link", std::mem::take(&mut self.q_link)),
+                    u64c("t_ns", std::mem::take(&mut self.q_t_ns)),
+                    u64c("bytes", std::mem::take(&mut self.q_bytes)),
+                    u32c("packets", std::mem::take(&mut self.q_packets)),
+                    u64c("drops", std::mem::take(&mut self.q_drops)),
+                ],
+            },
+            Table { name: "owd", columns: vec![u32c("flow", o_flow), u64c("t_ns", o_t), u32c("owd_us", o_v)] },
+        ];
+        RunOutput { summary, tables }
+    }
+}
+
+fn add_bin(bins: &mut Vec<u64>, now: SimTime, bin_ns: u64, bytes: u64) {
+    let b = (now.ns() / bin_ns) as usize;
+    if bins.len() <= b {
+        bins.resize(b + 1, 0);
+    }
+    bins[b] += bytes;
+}
+
+fn rate_mbps(bytes: u64, over: SimTime) -> f64 {
+    if over.ns() == 0 {
+        return 0.0;
+    }
+    bytes as f64 * 8.0 / over.secs_f64() / 1e6
+}
+
+/// Mean and 95th percentile (nearest rank: the ⌈0.95·n⌉-th smallest) of µs samples.
+fn mean_p95(v: &[u32]) -> (Option<f64>, Option<f64>) {
+    if v.is_empty() {
+        return (None, None);
+    }
+    let mean = v.iter().map(|&x| x as f64).sum::<f64>() / v.len() as f64;
+    let mut c = v.to_vec();
+    let k = ((0.95 * c.len() as f64).ceil() as usize).clamp(1, c.len()) - 1;
+    let (_, p, _) = c.select_nth_unstable(k);
+    (Some(mean), Some(*p as f64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn p95_is_nearest_rank() {
+        // 1..=20: ⌈0.95·20⌉ = 19th smallest = 19.
+        let v: Vec<u32> = (1..=20).collect();
+        let (m, p) = mean_p95(&v);
+        assert_eq!(m, Some(10.5));
+        assert_eq!(p, Some(19.0));
+    }
+}
