@@ -71,8 +71,24 @@ pub const BULK_BYTES: u64 = 1 << 60;
 
 impl TcpApp {
     /// An application active in [start, stop).
-    pub fn new(kind: AppKind, start: SimTime, stop: SimTime, chunk_bytes: u64, rng: SimRng) -> Self {
-        TcpApp { kind, start, stop, chunk_bytes: chunk_bytes.max(1), written: 0, credit: 0, last: start, next_message: start, rng }
+    pub fn new(
+        kind: AppKind,
+        start: SimTime,
+        stop: SimTime,
+        chunk_bytes: u64,
+        rng: SimRng,
+    ) -> Self {
+        TcpApp {
+            kind,
+            start,
+            stop,
+            chunk_bytes: chunk_bytes.max(1),
+            written: 0,
+            credit: 0,
+            last: start,
+            next_message: start,
+            rng,
+        }
     }
 
     /// The kind.
@@ -104,7 +120,11 @@ impl TcpApp {
                 self.accrue(rate, a, cap);
                 self.last = self.last.max(now_c);
             }
-            AppKind::Messages { size, interval, poisson } => {
+            AppKind::Messages {
+                size,
+                interval,
+                poisson,
+            } => {
                 while self.next_message <= now && self.next_message < self.stop {
                     self.written += size;
                     let gap = if poisson {
@@ -153,11 +173,13 @@ impl TcpApp {
                 }
             }
             AppKind::Rate { rate } => {
-                let need = (self.chunk_bytes as u128 * 8 * 1_000_000_000).saturating_sub(self.credit);
+                let need =
+                    (self.chunk_bytes as u128 * 8 * 1_000_000_000).saturating_sub(self.credit);
                 now.max(self.last) + SimTime(need.div_ceil(rate.as_bps() as u128) as u64)
             }
             AppKind::OnOff { rate, on, off } => {
-                let need = (self.chunk_bytes as u128 * 8 * 1_000_000_000).saturating_sub(self.credit);
+                let need =
+                    (self.chunk_bytes as u128 * 8 * 1_000_000_000).saturating_sub(self.credit);
                 let need_active = need.div_ceil(rate.as_bps() as u128) as u64;
                 let from = now.max(self.last);
                 let target = self.active_time(from, on, off) + need_active;
@@ -192,23 +214,36 @@ mod tests {
     use mmtsim_engine::RngStreams;
 
     fn app(kind: AppKind) -> TcpApp {
-        TcpApp::new(kind, SimTime::from_secs(1), SimTime::from_secs(100), 1000, RngStreams::new(1).stream("a"))
+        TcpApp::new(
+            kind,
+            SimTime::from_secs(1),
+            SimTime::from_secs(100),
+            1000,
+            RngStreams::new(1).stream("a"),
+        )
     }
 
     #[test]
     fn rate_app_writes_whole_chunks_at_its_rate() {
         // 8 Mbit/s = 1 MB/s = 1000 chunks of 1000 B per second.
-        let mut a = app(AppKind::Rate { rate: Rate::mbps(8) });
+        let mut a = app(AppKind::Rate {
+            rate: Rate::mbps(8),
+        });
         assert_eq!(a.poll(SimTime::from_secs(1), u64::MAX), 0);
         assert_eq!(a.poll(SimTime::from_ms(1500), u64::MAX), 500_000);
         // 1 chunk takes 1 ms: after 1.5 s + 0.4 ms nothing new; the next write is at 1.501 s.
         assert_eq!(a.poll(SimTime::from_us(1_500_400), u64::MAX), 500_000);
-        assert_eq!(a.next_write(SimTime::from_us(1_500_400)), Some(SimTime::from_ms(1501)));
+        assert_eq!(
+            a.next_write(SimTime::from_us(1_500_400)),
+            Some(SimTime::from_ms(1501))
+        );
     }
 
     #[test]
     fn blocked_app_loses_its_credit() {
-        let mut a = app(AppKind::Rate { rate: Rate::mbps(8) });
+        let mut a = app(AppKind::Rate {
+            rate: Rate::mbps(8),
+        });
         // Cap 10 kB: after 1 s of credit (1 MB) only 10 kB are written.
         assert_eq!(a.poll(SimTime::from_secs(2), 10_000), 10_000);
         // The cap rises; 1 ms later one more chunk.
@@ -218,28 +253,50 @@ mod tests {
     #[test]
     fn onoff_counts_only_on_time() {
         // 8 Mbit/s on for 30 s, off for 2 s, from t = 1 s.
-        let kind = AppKind::OnOff { rate: Rate::mbps(8), on: SimTime::from_secs(30), off: SimTime::from_secs(2) };
+        let kind = AppKind::OnOff {
+            rate: Rate::mbps(8),
+            on: SimTime::from_secs(30),
+            off: SimTime::from_secs(2),
+        };
         let mut a = app(kind);
         // At 33 s: 30 s on + 2 s off elapsed → 30 MB.
         assert_eq!(a.poll(SimTime::from_secs(33), u64::MAX), 30_000_000);
         // During the off period the next write is when the next on period starts + 1 ms.
-        let mut b = app(AppKind::OnOff { rate: Rate::mbps(8), on: SimTime::from_secs(30), off: SimTime::from_secs(2) });
+        let mut b = app(AppKind::OnOff {
+            rate: Rate::mbps(8),
+            on: SimTime::from_secs(30),
+            off: SimTime::from_secs(2),
+        });
         b.poll(SimTime::from_secs(32), u64::MAX);
-        assert_eq!(b.next_write(SimTime::from_secs(32)), Some(SimTime::from_ms(33_001)));
+        assert_eq!(
+            b.next_write(SimTime::from_secs(32)),
+            Some(SimTime::from_ms(33_001))
+        );
     }
 
     #[test]
     fn messages_arrive_every_interval() {
-        let mut a = app(AppKind::Messages { size: 200, interval: SimTime::from_ms(100), poisson: false });
+        let mut a = app(AppKind::Messages {
+            size: 200,
+            interval: SimTime::from_ms(100),
+            poisson: false,
+        });
         // Messages at 1.0, 1.1, ..., 1.5 s → 6 by 1.5 s.
         assert_eq!(a.poll(SimTime::from_ms(1500), u64::MAX), 1200);
-        assert_eq!(a.next_write(SimTime::from_ms(1500)), Some(SimTime::from_ms(1600)));
+        assert_eq!(
+            a.next_write(SimTime::from_ms(1500)),
+            Some(SimTime::from_ms(1600))
+        );
     }
 
     #[test]
     fn poisson_messages_have_the_requested_mean() {
         let mut a = TcpApp::new(
-            AppKind::Messages { size: 1, interval: SimTime::from_ms(10), poisson: true },
+            AppKind::Messages {
+                size: 1,
+                interval: SimTime::from_ms(10),
+                poisson: true,
+            },
             SimTime::ZERO,
             SimTime::from_secs(1000),
             1,

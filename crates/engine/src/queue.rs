@@ -57,7 +57,12 @@ impl<E> Default for EventQueue<E> {
 impl<E> EventQueue<E> {
     /// An empty queue at time zero.
     pub fn new() -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(1024), seq: 0, now: SimTime::ZERO, popped: 0 }
+        EventQueue {
+            heap: BinaryHeap::with_capacity(1024),
+            seq: 0,
+            now: SimTime::ZERO,
+            popped: 0,
+        }
     }
 
     fn key(time: SimTime, class: u8, seq: u64) -> u128 {

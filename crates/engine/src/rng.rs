@@ -73,14 +73,18 @@ mod tests {
     #[test]
     fn same_seed_and_name_give_the_same_sequence() {
         let s = RngStreams::new(42);
-        let a: Vec<u64> = (0..5).map({
-            let mut r = s.stream("x");
-            move |_| r.random()
-        }).collect();
-        let b: Vec<u64> = (0..5).map({
-            let mut r = s.stream("x");
-            move |_| r.random()
-        }).collect();
+        let a: Vec<u64> = (0..5)
+            .map({
+                let mut r = s.stream("x");
+                move |_| r.random()
+            })
+            .collect();
+        let b: Vec<u64> = (0..5)
+            .map({
+                let mut r = s.stream("x");
+                move |_| r.random()
+            })
+            .collect();
         assert_eq!(a, b);
     }
 
@@ -96,7 +100,10 @@ mod tests {
         }
         let mut x2 = s.stream("loss");
         assert_eq!(first, x2.random::<u64>());
-        assert_ne!(s.stream("loss").random::<u64>(), s.stream("other").random::<u64>());
+        assert_ne!(
+            s.stream("loss").random::<u64>(),
+            s.stream("other").random::<u64>()
+        );
     }
 
     #[test]

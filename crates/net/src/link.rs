@@ -119,7 +119,11 @@ impl LinkDir {
             tx,
             delay: cfg.delay,
             in_service: None,
-            loss: cfg.impairments.loss.clone().map(|m| LossProcess::new(m, loss_rng)),
+            loss: cfg
+                .impairments
+                .loss
+                .clone()
+                .map(|m| LossProcess::new(m, loss_rng)),
             impair: cfg.impairments,
             impair_rng,
             scratch: Vec::new(),
@@ -130,7 +134,11 @@ impl LinkDir {
     /// A packet of `size_bytes` arrives at the queue at `now`.
     #[inline]
     pub fn enqueue(&mut self, now: SimTime, pkt: PacketRef, size_bytes: u32, out: &mut LinkOutput) {
-        let qp = QueuedPacket { pkt, size_bytes, enqueued_at: now };
+        let qp = QueuedPacket {
+            pkt,
+            size_bytes,
+            enqueued_at: now,
+        };
         if self.in_service.is_none() && self.queue.is_empty() {
             self.start(now, qp, out);
             return;
@@ -154,7 +162,10 @@ impl LinkDir {
 
     /// The transmitter finished the packet in service at `now`.
     pub fn tx_done(&mut self, now: SimTime, out: &mut LinkOutput) {
-        let qp = self.in_service.take().expect("tx_done with nothing in service");
+        let qp = self
+            .in_service
+            .take()
+            .expect("tx_done with nothing in service");
         self.stats.tx_packets += 1;
         self.stats.tx_bytes += qp.size_bytes as u64;
         self.put_on_wire(now, qp, out);
@@ -182,7 +193,9 @@ impl LinkDir {
             at += self.impair.reorder_delay;
         }
         out.delivered.push((qp.pkt, at, false));
-        if self.impair.duplicate_p > 0.0 && self.impair_rng.random::<f64>() < self.impair.duplicate_p {
+        if self.impair.duplicate_p > 0.0
+            && self.impair_rng.random::<f64>() < self.impair.duplicate_p
+        {
             out.delivered.push((qp.pkt, at, true));
         }
     }
@@ -222,7 +235,11 @@ mod tests {
             LinkConfig {
                 rate: RateTrace::constant(rate),
                 delay: SimTime::from_ms(delay_ms),
-                queue: QueueConfig { limit_bytes, limit_packets: None, codel: None },
+                queue: QueueConfig {
+                    limit_bytes,
+                    limit_packets: None,
+                    codel: None,
+                },
                 impairments: Impairments::default(),
                 mtu_bytes: 1500,
             },
@@ -250,7 +267,11 @@ mod tests {
         }
         assert_eq!(
             arrivals,
-            vec![(0, SimTime::from_ms(11)), (1, SimTime::from_ms(12)), (2, SimTime::from_ms(13))]
+            vec![
+                (0, SimTime::from_ms(11)),
+                (1, SimTime::from_ms(12)),
+                (2, SimTime::from_ms(13))
+            ]
         );
     }
 

@@ -44,7 +44,11 @@ pub struct LossProcess {
 impl LossProcess {
     /// A process drawing from `rng`, starting in the good state.
     pub fn new(model: LossModel, rng: SimRng) -> Self {
-        LossProcess { model, in_bad_state: false, rng }
+        LossProcess {
+            model,
+            in_bad_state: false,
+            rng,
+        }
     }
 
     /// Decides whether the next packet is lost.
@@ -53,12 +57,25 @@ impl LossProcess {
         match self.model {
             LossModel::None => false,
             LossModel::Bernoulli { p } => p > 0.0 && self.rng.random::<f64>() < p,
-            LossModel::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
-                let flip = if self.in_bad_state { p_bad_to_good } else { p_good_to_bad };
+            LossModel::GilbertElliott {
+                p_good_to_bad,
+                p_bad_to_good,
+                loss_good,
+                loss_bad,
+            } => {
+                let flip = if self.in_bad_state {
+                    p_bad_to_good
+                } else {
+                    p_good_to_bad
+                };
                 if self.rng.random::<f64>() < flip {
                     self.in_bad_state = !self.in_bad_state;
                 }
-                let p = if self.in_bad_state { loss_bad } else { loss_good };
+                let p = if self.in_bad_state {
+                    loss_bad
+                } else {
+                    loss_good
+                };
                 self.rng.random::<f64>() < p
             }
         }
@@ -69,7 +86,12 @@ impl LossProcess {
         match self.model {
             LossModel::None => 0.0,
             LossModel::Bernoulli { p } => p,
-            LossModel::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
+            LossModel::GilbertElliott {
+                p_good_to_bad,
+                p_bad_to_good,
+                loss_good,
+                loss_bad,
+            } => {
                 let s = p_good_to_bad + p_bad_to_good;
                 if s == 0.0 {
                     return loss_good;
@@ -127,7 +149,10 @@ mod tests {
             prev = l;
         }
         let mean_burst = lost as f64 / bursts as f64;
-        assert!((mean_burst - 1.0 / 0.24).abs() < 0.3, "mean burst {mean_burst}");
+        assert!(
+            (mean_burst - 1.0 / 0.24).abs() < 0.3,
+            "mean burst {mean_burst}"
+        );
     }
 
     #[test]

@@ -48,8 +48,14 @@ impl std::error::Error for ScenarioError {}
 
 impl ScenarioError {
     fn one(origin: &str, path: &str, msg: impl fmt::Display) -> Self {
-        let path = if path.is_empty() || path == "." { "(top level)" } else { path };
-        ScenarioError { messages: vec![format!("{origin}: {path}: {msg}")] }
+        let path = if path.is_empty() || path == "." {
+            "(top level)"
+        } else {
+            path
+        };
+        ScenarioError {
+            messages: vec![format!("{origin}: {path}: {msg}")],
+        }
     }
 }
 
@@ -69,9 +75,14 @@ pub struct Loaded {
 /// Loads and validates a scenario file.
 pub fn load_file(path: &Path, overrides: &[String]) -> Result<Loaded, ScenarioError> {
     let origin = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| ScenarioError { messages: vec![format!("{origin}: cannot read the scenario file: {e}")] })?;
-    let format = if path.extension().is_some_and(|e| e == "json") { Format::Json } else { Format::Toml };
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+        messages: vec![format!("{origin}: cannot read the scenario file: {e}")],
+    })?;
+    let format = if path.extension().is_some_and(|e| e == "json") {
+        Format::Json
+    } else {
+        Format::Toml
+    };
     let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
     load_str(&text, format, &origin, &base, overrides)
 }
@@ -85,11 +96,15 @@ pub fn load_str(
     overrides: &[String],
 ) -> Result<Loaded, ScenarioError> {
     let mut tree: toml::Value = match format {
-        Format::Toml => toml::from_str::<toml::Table>(text).map(toml::Value::Table).map_err(|e| {
-            let line = e.span().map(|s| text[..s.start].matches('\n').count() + 1);
-            let at = line.map_or(String::new(), |l| format!(" (line {l})"));
-            ScenarioError { messages: vec![format!("{origin}: not valid TOML{at}: {}", e.message())] }
-        })?,
+        Format::Toml => toml::from_str::<toml::Table>(text)
+            .map(toml::Value::Table)
+            .map_err(|e| {
+                let line = e.span().map(|s| text[..s.start].matches('\n').count() + 1);
+                let at = line.map_or(String::new(), |l| format!(" (line {l})"));
+                ScenarioError {
+                    messages: vec![format!("{origin}: not valid TOML{at}: {}", e.message())],
+                }
+            })?,
         Format::Json => {
             let v: serde_json::Value = serde_json::from_str(text).map_err(|e| ScenarioError {
                 messages: vec![format!("{origin}: not valid JSON (line {}): {e}", e.line())],
@@ -98,22 +113,38 @@ pub fn load_str(
         }
     };
     for o in overrides {
-        overrides::apply(&mut tree, o).map_err(|m| ScenarioError { messages: vec![format!("{origin}: --set {o}: {m}")] })?;
+        overrides::apply(&mut tree, o).map_err(|m| ScenarioError {
+            messages: vec![format!("{origin}: --set {o}: {m}")],
+        })?;
     }
     let scenario: Scenario = serde_path_to_error::deserialize(tree).map_err(|e| {
         let path = e.path().to_string();
         let msg = suggest(&e.inner().to_string());
         ScenarioError::one(origin, &path, msg)
     })?;
-    let traces = validate::validate(&scenario, base_dir)
-        .map_err(|errs| ScenarioError { messages: errs.into_iter().map(|(p, m)| format!("{origin}: {p}: {m}")).collect() })?;
-    Ok(Loaded { scenario, base_dir: base_dir.to_path_buf(), origin: origin.to_string(), traces })
+    let traces = validate::validate(&scenario, base_dir).map_err(|errs| ScenarioError {
+        messages: errs
+            .into_iter()
+            .map(|(p, m)| format!("{origin}: {p}: {m}"))
+            .collect(),
+    })?;
+    Ok(Loaded {
+        scenario,
+        base_dir: base_dir.to_path_buf(),
+        origin: origin.to_string(),
+        traces,
+    })
 }
 
 fn json_to_toml(v: &serde_json::Value, path: &str) -> Result<toml::Value, (String, String)> {
     use serde_json::Value as J;
     Ok(match v {
-        J::Null => return Err((path.to_string(), "null is not allowed; leave the key out instead".into())),
+        J::Null => {
+            return Err((
+                path.to_string(),
+                "null is not allowed; leave the key out instead".into(),
+            ))
+        }
         J::Bool(b) => toml::Value::Boolean(*b),
         J::Number(n) => match n.as_i64() {
             Some(i) => toml::Value::Integer(i),
@@ -121,12 +152,19 @@ fn json_to_toml(v: &serde_json::Value, path: &str) -> Result<toml::Value, (Strin
         },
         J::String(s) => toml::Value::String(s.clone()),
         J::Array(a) => toml::Value::Array(
-            a.iter().enumerate().map(|(i, x)| json_to_toml(x, &format!("{path}[{i}]"))).collect::<Result<_, _>>()?,
+            a.iter()
+                .enumerate()
+                .map(|(i, x)| json_to_toml(x, &format!("{path}[{i}]")))
+                .collect::<Result<_, _>>()?,
         ),
         J::Object(m) => {
             let mut t = toml::Table::new();
             for (k, x) in m {
-                let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                let p = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
                 t.insert(k.clone(), json_to_toml(x, &p)?);
             }
             toml::Value::Table(t)
@@ -136,10 +174,15 @@ fn json_to_toml(v: &serde_json::Value, path: &str) -> Result<toml::Value, (Strin
 
 /// Adds "did you mean" to serde's unknown-field / unknown-variant messages.
 fn suggest(msg: &str) -> String {
-    let Some(rest) = msg.strip_prefix("unknown field `").or_else(|| msg.strip_prefix("unknown variant `")) else {
+    let Some(rest) = msg
+        .strip_prefix("unknown field `")
+        .or_else(|| msg.strip_prefix("unknown variant `"))
+    else {
         return msg.to_string();
     };
-    let Some(end) = rest.find('`') else { return msg.to_string() };
+    let Some(end) = rest.find('`') else {
+        return msg.to_string();
+    };
     let bad = &rest[..end];
     let candidates: Vec<&str> = rest[end + 1..].split('`').skip(1).step_by(2).collect();
     let best = candidates
@@ -164,7 +207,9 @@ mod tests {
 
     #[test]
     fn suggestion_picks_the_nearest_key() {
-        let m = suggest("unknown field `rat`, expected one of `name`, `between`, `delay`, `rate`, `trace`");
+        let m = suggest(
+            "unknown field `rat`, expected one of `name`, `between`, `delay`, `rate`, `trace`",
+        );
         assert!(m.ends_with("did you mean `rate`?"), "{m}");
         let m = suggest("unknown field `zzzzzz`, expected `name` or `rate`");
         assert!(!m.contains("did you mean"), "{m}");

@@ -485,7 +485,8 @@ impl<'de> Deserialize<'de> for Cc {
                 Ok(Cc::Name(v.to_string()))
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(self, m: A) -> Result<Cc, A::Error> {
-                CcTable::deserialize(serde::de::value::MapAccessDeserializer::new(m)).map(Cc::Params)
+                CcTable::deserialize(serde::de::value::MapAccessDeserializer::new(m))
+                    .map(Cc::Params)
             }
         }
         d.deserialize_any(V)

@@ -16,7 +16,12 @@ pub fn apply(tree: &mut toml::Value, assignment: &str) -> Result<(), String> {
         return Err("the key path is empty".into());
     }
     let value = parse_value(raw.trim());
-    let parts: Vec<String> = path.replace('[', ".").replace(']', "").split('.').map(str::to_string).collect();
+    let parts: Vec<String> = path
+        .replace('[', ".")
+        .replace(']', "")
+        .split('.')
+        .map(str::to_string)
+        .collect();
     let mut cur = tree;
     for (i, part) in parts.iter().enumerate() {
         let last = i + 1 == parts.len();
@@ -27,19 +32,29 @@ pub fn apply(tree: &mut toml::Value, assignment: &str) -> Result<(), String> {
                     t.insert(part.clone(), value);
                     return Ok(());
                 }
-                t.entry(part.clone()).or_insert_with(|| toml::Value::Table(toml::Table::new()))
+                t.entry(part.clone())
+                    .or_insert_with(|| toml::Value::Table(toml::Table::new()))
             }
             toml::Value::Array(a) => {
-                let idx: usize = part.parse().map_err(|_| format!("`{so_far}`: `{part}` is not an index into a list"))?;
+                let idx: usize = part
+                    .parse()
+                    .map_err(|_| format!("`{so_far}`: `{part}` is not an index into a list"))?;
                 let len = a.len();
-                let slot = a.get_mut(idx).ok_or_else(|| format!("`{so_far}`: index {idx} is out of range (the list has {len} entries)"))?;
+                let slot = a.get_mut(idx).ok_or_else(|| {
+                    format!("`{so_far}`: index {idx} is out of range (the list has {len} entries)")
+                })?;
                 if last {
                     *slot = value;
                     return Ok(());
                 }
                 slot
             }
-            _ => return Err(format!("`{}` is a value, not a table or list", parts[..i].join("."))),
+            _ => {
+                return Err(format!(
+                    "`{}` is a value, not a table or list",
+                    parts[..i].join(".")
+                ))
+            }
         };
     }
     Ok(())
@@ -57,7 +72,11 @@ mod tests {
     use super::*;
 
     fn tree() -> toml::Value {
-        toml::from_str::<toml::Table>("[simulation]\nduration = \"1s\"\n[[flows]]\ncc = \"cubic\"\n").map(toml::Value::Table).unwrap()
+        toml::from_str::<toml::Table>(
+            "[simulation]\nduration = \"1s\"\n[[flows]]\ncc = \"cubic\"\n",
+        )
+        .map(toml::Value::Table)
+        .unwrap()
     }
 
     #[test]
@@ -74,8 +93,14 @@ mod tests {
     #[test]
     fn reports_bad_paths() {
         let mut t = tree();
-        assert!(apply(&mut t, "flows.3.cc=x").unwrap_err().contains("out of range"));
-        assert!(apply(&mut t, "simulation.duration.x=1").unwrap_err().contains("not a table"));
-        assert!(apply(&mut t, "novalue").unwrap_err().contains("key.path=value"));
+        assert!(apply(&mut t, "flows.3.cc=x")
+            .unwrap_err()
+            .contains("out of range"));
+        assert!(apply(&mut t, "simulation.duration.x=1")
+            .unwrap_err()
+            .contains("not a table"));
+        assert!(apply(&mut t, "novalue")
+            .unwrap_err()
+            .contains("key.path=value"));
     }
 }

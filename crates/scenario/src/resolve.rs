@@ -46,7 +46,9 @@ pub fn direction(link: &Link, reverse: bool) -> DirSettings<'_> {
     let r = link.reverse.as_ref();
     let trace = r.and_then(|r| r.trace.as_ref());
     DirSettings {
-        rate: r.and_then(|r| r.rate).or(if trace.is_none() { link.rate } else { None }),
+        rate: r
+            .and_then(|r| r.rate)
+            .or(if trace.is_none() { link.rate } else { None }),
         trace,
         queue: r.and_then(|r| r.queue.as_ref()).or(link.queue.as_ref()),
         loss: r.and_then(|r| r.loss.as_ref()),
@@ -57,7 +59,11 @@ pub fn direction(link: &Link, reverse: bool) -> DirSettings<'_> {
 /// Queue parameters.
 pub fn queue_config(q: Option<&Queue>) -> QueueConfig {
     let Some(q) = q else {
-        return QueueConfig { limit_bytes: None, limit_packets: Some(DEFAULT_QUEUE_PACKETS), codel: None };
+        return QueueConfig {
+            limit_bytes: None,
+            limit_packets: Some(DEFAULT_QUEUE_PACKETS),
+            codel: None,
+        };
     };
     let limit_packets = match (q.limit, q.limit_packets) {
         (None, None) => Some(DEFAULT_QUEUE_PACKETS),
@@ -80,9 +86,17 @@ pub fn queue_config(q: Option<&Queue>) -> QueueConfig {
 pub fn loss_model(l: &Loss) -> LossModel {
     match *l {
         Loss::Bernoulli { p } => LossModel::Bernoulli { p },
-        Loss::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
-            LossModel::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad }
-        }
+        Loss::GilbertElliott {
+            p_good_to_bad,
+            p_bad_to_good,
+            loss_good,
+            loss_bad,
+        } => LossModel::GilbertElliott {
+            p_good_to_bad,
+            p_bad_to_good,
+            loss_good,
+            loss_bad,
+        },
     }
 }
 
@@ -99,15 +113,34 @@ pub fn cc_params(cc: Option<&Cc>) -> Result<CcParams, (String, String)> {
             .min_by_key(|c| strsim::damerau_levenshtein(name, c))
             .filter(|c| strsim::damerau_levenshtein(name, c) <= 3)
             .map_or(String::new(), |c| format!("; did you mean \"{c}\"?"));
-        let key = if table.is_some() { "cc.algorithm" } else { "cc" };
-        return Err((key.into(), format!("unknown congestion control \"{name}\"; known: {}{near}", CcParams::NAMES.join(", "))));
+        let key = if table.is_some() {
+            "cc.algorithm"
+        } else {
+            "cc"
+        };
+        return Err((
+            key.into(),
+            format!(
+                "unknown congestion control \"{name}\"; known: {}{near}",
+                CcParams::NAMES.join(", ")
+            ),
+        ));
     };
     if let (Some(t), CcParams::Cubic(p)) = (table, &mut params) {
         apply_cubic(t, p)?;
     } else if let Some(t) = table {
-        for (k, set) in [("hystart", t.hystart.is_some()), ("fast_convergence", t.fast_convergence.is_some()), ("tcp_friendliness", t.tcp_friendliness.is_some()), ("beta", t.beta.is_some()), ("c", t.c.is_some())] {
+        for (k, set) in [
+            ("hystart", t.hystart.is_some()),
+            ("fast_convergence", t.fast_convergence.is_some()),
+            ("tcp_friendliness", t.tcp_friendliness.is_some()),
+            ("beta", t.beta.is_some()),
+            ("c", t.c.is_some()),
+        ] {
             if set {
-                return Err((format!("cc.{k}"), format!("`{k}` is a CUBIC parameter; \"{name}\" has no such parameter")));
+                return Err((
+                    format!("cc.{k}"),
+                    format!("`{k}` is a CUBIC parameter; \"{name}\" has no such parameter"),
+                ));
             }
         }
     }
@@ -126,14 +159,20 @@ fn apply_cubic(t: &crate::model::CcTable, p: &mut CubicParams) -> Result<(), (St
     }
     if let Some(b) = t.beta {
         if !(b > 0.0 && b < 1.0) {
-            return Err(("cc.beta".into(), format!("beta = {b}: expected a number strictly between 0 and 1")));
+            return Err((
+                "cc.beta".into(),
+                format!("beta = {b}: expected a number strictly between 0 and 1"),
+            ));
         }
         // Linux keeps β in 1/1024.
         p.beta = (b * 1024.0).round() as u32;
     }
     if let Some(c) = t.c {
         if !(c > 0.0 && c.is_finite()) {
-            return Err(("cc.c".into(), format!("c = {c}: expected a positive number")));
+            return Err((
+                "cc.c".into(),
+                format!("c = {c}: expected a positive number"),
+            ));
         }
         // Linux keeps C as bic_scale/1024·10, i.e. bic_scale = C·1024/10.
         p.bic_scale = ((c * 1024.0 / 10.0).round() as u32).max(1);

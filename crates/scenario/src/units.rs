@@ -20,15 +20,29 @@ use std::fmt;
 fn parse_quantity(s: &str, units: &[(&str, u64)], what: &str) -> Result<u64, String> {
     let expected = || {
         let names: Vec<&str> = units.iter().map(|u| u.0).collect();
-        format!("expected a {what}: a number followed by one of {}, e.g. \"10{}\"", names.join(", "), units[units.len() / 2].0)
+        format!(
+            "expected a {what}: a number followed by one of {}, e.g. \"10{}\"",
+            names.join(", "),
+            units[units.len() / 2].0
+        )
     };
-    let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
     let (num, unit) = s.split_at(split);
-    if num.is_empty() || unit.is_empty() || num.starts_with('.') || num.ends_with('.') || num.matches('.').count() > 1 {
+    if num.is_empty()
+        || unit.is_empty()
+        || num.starts_with('.')
+        || num.ends_with('.')
+        || num.matches('.').count() > 1
+    {
         return Err(format!("invalid {what} \"{s}\": {}", expected()));
     }
     let Some(&(_, scale)) = units.iter().find(|u| u.0 == unit) else {
-        return Err(format!("invalid {what} \"{s}\": unknown unit \"{unit}\"; {}", expected()));
+        return Err(format!(
+            "invalid {what} \"{s}\": unknown unit \"{unit}\"; {}",
+            expected()
+        ));
     };
     let (int_part, frac_part) = num.split_once('.').unwrap_or((num, ""));
     let too_big = || format!("invalid {what} \"{s}\": too large");
@@ -42,7 +56,10 @@ fn parse_quantity(s: &str, units: &[(&str, u64)], what: &str) -> Result<u64, Str
         let denom = 10u128.pow(frac_part.len() as u32);
         let scaled = frac * scale as u128;
         if scaled % denom != 0 {
-            return Err(format!("invalid {what} \"{s}\": not a whole number of {}", units[0].0));
+            return Err(format!(
+                "invalid {what} \"{s}\": not a whole number of {}",
+                units[0].0
+            ));
         }
         value += scaled / denom;
     }
@@ -135,21 +152,40 @@ macro_rules! quantity {
 quantity!(
     Duration,
     "duration",
-    &[("ns", 1), ("us", 1_000), ("ms", 1_000_000), ("s", 1_000_000_000), ("min", 60_000_000_000)],
+    &[
+        ("ns", 1),
+        ("us", 1_000),
+        ("ms", 1_000_000),
+        ("s", 1_000_000_000),
+        ("min", 60_000_000_000)
+    ],
     "^[0-9]+(\\.[0-9]+)?(ns|us|ms|s|min)$",
     "A duration: a number and one of ns, us, ms, s, min (e.g. \"10ms\")."
 );
 quantity!(
     Rate,
     "rate",
-    &[("bps", 1), ("kbps", 1_000), ("Mbps", 1_000_000), ("Gbps", 1_000_000_000)],
+    &[
+        ("bps", 1),
+        ("kbps", 1_000),
+        ("Mbps", 1_000_000),
+        ("Gbps", 1_000_000_000)
+    ],
     "^[0-9]+(\\.[0-9]+)?(bps|kbps|Mbps|Gbps)$",
     "A data rate: a number and one of bps, kbps, Mbps, Gbps (e.g. \"1Gbps\")."
 );
 quantity!(
     Size,
     "size",
-    &[("B", 1), ("kB", 1_000), ("KiB", 1_024), ("MB", 1_000_000), ("MiB", 1_048_576), ("GB", 1_000_000_000), ("GiB", 1_073_741_824)],
+    &[
+        ("B", 1),
+        ("kB", 1_000),
+        ("KiB", 1_024),
+        ("MB", 1_000_000),
+        ("MiB", 1_048_576),
+        ("GB", 1_000_000_000),
+        ("GiB", 1_073_741_824)
+    ],
     "^[0-9]+(\\.[0-9]+)?(B|kB|KiB|MB|MiB|GB|GiB)$",
     "A size in bytes: a number and one of B, kB, MB, GB, KiB, MiB, GiB (e.g. \"1.4kB\")."
 );
@@ -186,8 +222,15 @@ mod tests {
 
     #[test]
     fn refuses_sloppy_forms() {
-        for bad in ["10", "10 ms", "ms", "-1s", "1e3ms", "1.5ns", "10MS", "1.ms", ".5s", "1..2s", "10mb", "1Mb", ""] {
-            let r = if bad.ends_with("b") || bad.ends_with("B") { Size::parse(bad).map(|_| ()) } else { Duration::parse(bad).map(|_| ()) };
+        for bad in [
+            "10", "10 ms", "ms", "-1s", "1e3ms", "1.5ns", "10MS", "1.ms", ".5s", "1..2s", "10mb",
+            "1Mb", "",
+        ] {
+            let r = if bad.ends_with("b") || bad.ends_with("B") {
+                Size::parse(bad).map(|_| ())
+            } else {
+                Duration::parse(bad).map(|_| ())
+            };
             assert!(r.is_err(), "{bad:?} was accepted");
         }
         let e = Duration::parse("10 sec").unwrap_err();

@@ -11,7 +11,10 @@ type Errs = Vec<(String, String)>;
 
 fn prob(errs: &mut Errs, path: String, p: f64) {
     if !(0.0..=1.0).contains(&p) || p.is_nan() {
-        errs.push((path, format!("{p} is not a probability: expected a number from 0 to 1")));
+        errs.push((
+            path,
+            format!("{p} is not a probability: expected a number from 0 to 1"),
+        ));
     }
 }
 
@@ -21,29 +24,51 @@ pub fn validate(s: &Scenario, base_dir: &Path) -> Result<Traces, Errs> {
     let mut traces = Traces::new();
     let dur = s.simulation.duration.0;
     if dur == 0 {
-        errs.push(("simulation.duration".into(), "\"0s\": the run must last longer than zero".into()));
+        errs.push((
+            "simulation.duration".into(),
+            "\"0s\": the run must last longer than zero".into(),
+        ));
     }
     if s.metrics.goodput_bin.0 == 0 {
-        errs.push(("metrics.goodput_bin".into(), "must be longer than zero".into()));
+        errs.push((
+            "metrics.goodput_bin".into(),
+            "must be longer than zero".into(),
+        ));
     }
     if s.metrics.sample_interval.0 == 0 {
-        errs.push(("metrics.sample_interval".into(), "must be longer than zero".into()));
+        errs.push((
+            "metrics.sample_interval".into(),
+            "must be longer than zero".into(),
+        ));
     }
 
     // Nodes.
     let mut index: BTreeMap<&str, usize> = BTreeMap::new();
     if s.nodes.is_empty() {
-        errs.push(("nodes".into(), "no nodes defined: at least two are needed".into()));
+        errs.push((
+            "nodes".into(),
+            "no nodes defined: at least two are needed".into(),
+        ));
     }
     for (i, n) in s.nodes.iter().enumerate() {
         if n.name.trim().is_empty() {
             errs.push((format!("nodes[{i}].name"), "empty name".into()));
         } else if index.insert(n.name.as_str(), i).is_some() {
-            errs.push((format!("nodes[{i}].name"), format!("\"{}\" is defined twice", n.name)));
+            errs.push((
+                format!("nodes[{i}].name"),
+                format!("\"{}\" is defined twice", n.name),
+            ));
         }
     }
     let known = |name: &str| -> String {
-        format!("node \"{name}\" is not defined (defined: {})", s.nodes.iter().map(|n| n.name.as_str()).collect::<Vec<_>>().join(", "))
+        format!(
+            "node \"{name}\" is not defined (defined: {})",
+            s.nodes
+                .iter()
+                .map(|n| n.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
     };
 
     // Links.
@@ -60,36 +85,75 @@ pub fn validate(s: &Scenario, base_dir: &Path) -> Result<Traces, Errs> {
         }
         if let [Some(a), Some(b)] = ends {
             if a == b {
-                errs.push((format!("{p}.between"), format!("a link needs two different nodes, got \"{}\" twice", l.between[0])));
+                errs.push((
+                    format!("{p}.between"),
+                    format!(
+                        "a link needs two different nodes, got \"{}\" twice",
+                        l.between[0]
+                    ),
+                ));
             } else {
                 adj[a].push(b);
                 adj[b].push(a);
             }
         }
-        let name = l.name.clone().unwrap_or_else(|| format!("{}-{}", l.between[0], l.between[1]));
+        let name = l
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("{}-{}", l.between[0], l.between[1]));
         if names.insert(name.clone(), li).is_some() {
-            errs.push((format!("{p}.name"), format!("link name \"{name}\" is used twice")));
+            errs.push((
+                format!("{p}.name"),
+                format!("link name \"{name}\" is used twice"),
+            ));
         }
         if let Some(m) = l.mtu {
             if m.0 < 68 || m.0 > 65_535 {
-                errs.push((format!("{p}.mtu"), format!("\"{m}\": expected 68B to 65535B")));
+                errs.push((
+                    format!("{p}.mtu"),
+                    format!("\"{m}\": expected 68B to 65535B"),
+                ));
             }
         }
         for reverse in [false, true] {
             let d = resolve::direction(l, reverse);
-            let dp = if reverse { format!("{p}.reverse") } else { p.clone() };
+            let dp = if reverse {
+                format!("{p}.reverse")
+            } else {
+                p.clone()
+            };
             match (d.rate, d.trace) {
-                (Some(_), Some(_)) => errs.push((format!("{dp}.trace"), "give either `rate` or `trace`, not both".into())),
+                (Some(_), Some(_)) => errs.push((
+                    format!("{dp}.trace"),
+                    "give either `rate` or `trace`, not both".into(),
+                )),
                 (None, None) => errs.push((
                     format!("{dp}.rate"),
-                    if reverse { "the reverse direction has no rate: set `reverse.rate` or `reverse.trace`".into() } else { "missing: set `rate` or `trace`".into() },
+                    if reverse {
+                        "the reverse direction has no rate: set `reverse.rate` or `reverse.trace`"
+                            .into()
+                    } else {
+                        "missing: set `rate` or `trace`".into()
+                    },
                 )),
-                (Some(r), None) if r.0 == 0 => errs.push((format!("{dp}.rate"), "\"0bps\": a constant rate must be positive (use a trace for outages)".into())),
+                (Some(r), None) if r.0 == 0 => errs.push((
+                    format!("{dp}.rate"),
+                    "\"0bps\": a constant rate must be positive (use a trace for outages)".into(),
+                )),
                 (None, Some(t)) => {
                     let file = base_dir.join(&t.file);
-                    let format = t.format.unwrap_or(if t.file.extension().is_some_and(|e| e == "csv") { TraceFormat::Csv } else { TraceFormat::Mahimahi });
+                    let format =
+                        t.format
+                            .unwrap_or(if t.file.extension().is_some_and(|e| e == "csv") {
+                                TraceFormat::Csv
+                            } else {
+                                TraceFormat::Mahimahi
+                            });
                     match std::fs::read_to_string(&file) {
-                        Err(e) => errs.push((format!("{dp}.trace.file"), format!("cannot read \"{}\": {e}", file.display()))),
+                        Err(e) => errs.push((
+                            format!("{dp}.trace.file"),
+                            format!("cannot read \"{}\": {e}", file.display()),
+                        )),
                         Ok(text) => {
                             let parsed = match format {
                                 TraceFormat::Csv => RateTrace::from_csv(&text),
@@ -103,7 +167,10 @@ pub fn validate(s: &Scenario, base_dir: &Path) -> Result<Traces, Errs> {
                                 Ok(tr) => {
                                     traces.insert((li, reverse), tr);
                                 }
-                                Err(e) => errs.push((format!("{dp}.trace.file"), format!("\"{}\": {e}", file.display()))),
+                                Err(e) => errs.push((
+                                    format!("{dp}.trace.file"),
+                                    format!("\"{}\": {e}", file.display()),
+                                )),
                             }
                         }
                     }
@@ -112,24 +179,40 @@ pub fn validate(s: &Scenario, base_dir: &Path) -> Result<Traces, Errs> {
             }
             if let Some(q) = d.queue {
                 if q.limit.is_some_and(|x| x.0 == 0) {
-                    errs.push((format!("{dp}.queue.limit"), "\"0B\": a queue limit must be positive".into()));
+                    errs.push((
+                        format!("{dp}.queue.limit"),
+                        "\"0B\": a queue limit must be positive".into(),
+                    ));
                 }
                 if q.limit_packets == Some(0) {
-                    errs.push((format!("{dp}.queue.limit_packets"), "0: a queue limit must be positive".into()));
+                    errs.push((
+                        format!("{dp}.queue.limit_packets"),
+                        "0: a queue limit must be positive".into(),
+                    ));
                 }
                 for (k, v) in [("target", q.target), ("interval", q.interval)] {
                     if v.is_some_and(|x| x.0 == 0) {
                         errs.push((format!("{dp}.queue.{k}"), "must be longer than zero".into()));
                     }
                     if v.is_some() && q.kind != crate::model::QueueKind::Codel {
-                        errs.push((format!("{dp}.queue.{k}"), "only a CoDel queue (kind = \"codel\") has this setting".into()));
+                        errs.push((
+                            format!("{dp}.queue.{k}"),
+                            "only a CoDel queue (kind = \"codel\") has this setting".into(),
+                        ));
                     }
                 }
             }
             if let Some(loss) = d.loss {
                 match *loss {
-                    crate::model::Loss::Bernoulli { p } => prob(&mut errs, format!("{dp}.loss.p"), p),
-                    crate::model::Loss::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
+                    crate::model::Loss::Bernoulli { p } => {
+                        prob(&mut errs, format!("{dp}.loss.p"), p)
+                    }
+                    crate::model::Loss::GilbertElliott {
+                        p_good_to_bad,
+                        p_bad_to_good,
+                        loss_good,
+                        loss_bad,
+                    } => {
                         prob(&mut errs, format!("{dp}.loss.p_good_to_bad"), p_good_to_bad);
                         prob(&mut errs, format!("{dp}.loss.p_bad_to_good"), p_bad_to_good);
                         prob(&mut errs, format!("{dp}.loss.loss_good"), loss_good);
@@ -138,7 +221,11 @@ pub fn validate(s: &Scenario, base_dir: &Path) -> Result<Traces, Errs> {
                 }
             }
             if let Some(im) = d.impairments {
-                prob(&mut errs, format!("{dp}.impairments.duplicate"), im.duplicate);
+                prob(
+                    &mut errs,
+                    format!("{dp}.impairments.duplicate"),
+                    im.duplicate,
+                );
                 prob(&mut errs, format!("{dp}.impairments.reorder"), im.reorder);
             }
         }
@@ -160,40 +247,68 @@ pub fn validate(s: &Scenario, base_dir: &Path) -> Result<Traces, Errs> {
         }
         if let (Some(a), Some(b)) = (from, to) {
             if a == b {
-                errs.push((format!("{p}.to"), format!("a flow needs two different nodes, got \"{}\" twice", f.from)));
+                errs.push((
+                    format!("{p}.to"),
+                    format!("a flow needs two different nodes, got \"{}\" twice", f.from),
+                ));
             } else if !reachable(&adj, a, b) {
-                errs.push((format!("{p}.to"), format!("no path of links leads from \"{}\" to \"{}\"", f.from, f.to)));
+                errs.push((
+                    format!("{p}.to"),
+                    format!("no path of links leads from \"{}\" to \"{}\"", f.from, f.to),
+                ));
             }
         }
         if f.count == 0 {
             errs.push((format!("{p}.count"), "0: expected at least 1".into()));
         }
         if f.start.0 >= dur && dur > 0 {
-            errs.push((format!("{p}.start"), format!("\"{}\" is not before the end of the run ({})", f.start, s.simulation.duration)));
+            errs.push((
+                format!("{p}.start"),
+                format!(
+                    "\"{}\" is not before the end of the run ({})",
+                    f.start, s.simulation.duration
+                ),
+            ));
         }
         if let Some(stop) = f.stop {
             if stop.0 <= f.start.0 {
-                errs.push((format!("{p}.stop"), format!("\"{stop}\" must be after start (\"{}\")", f.start)));
+                errs.push((
+                    format!("{p}.stop"),
+                    format!("\"{stop}\" must be after start (\"{}\")", f.start),
+                ));
             }
         }
         let tcp_app = !matches!(f.app, App::Cbr { .. });
         match (f.protocol, tcp_app) {
-            (Protocol::Udp, true) => errs.push((format!("{p}.app.kind"), "a UDP flow takes app kind \"cbr\"".into())),
-            (Protocol::Tcp, false) => errs.push((format!("{p}.app.kind"), "\"cbr\" is a UDP application: set protocol = \"udp\"".into())),
+            (Protocol::Udp, true) => errs.push((
+                format!("{p}.app.kind"),
+                "a UDP flow takes app kind \"cbr\"".into(),
+            )),
+            (Protocol::Tcp, false) => errs.push((
+                format!("{p}.app.kind"),
+                "\"cbr\" is a UDP application: set protocol = \"udp\"".into(),
+            )),
             _ => {}
         }
         match &f.app {
             App::Rate { rate } | App::Onoff { rate, .. } if rate.0 == 0 => {
                 errs.push((format!("{p}.app.rate"), "\"0bps\": must be positive".into()))
             }
-            App::Onoff { on, .. } if on.0 == 0 => errs.push((format!("{p}.app.on"), "must be longer than zero".into())),
-            App::File { size } if size.0 == 0 => errs.push((format!("{p}.app.size"), "\"0B\": must be positive".into())),
+            App::Onoff { on, .. } if on.0 == 0 => {
+                errs.push((format!("{p}.app.on"), "must be longer than zero".into()))
+            }
+            App::File { size } if size.0 == 0 => {
+                errs.push((format!("{p}.app.size"), "\"0B\": must be positive".into()))
+            }
             App::Messages { size, interval, .. } => {
                 if size.0 == 0 {
                     errs.push((format!("{p}.app.size"), "\"0B\": must be positive".into()));
                 }
                 if interval.0 == 0 {
-                    errs.push((format!("{p}.app.interval"), "must be longer than zero".into()));
+                    errs.push((
+                        format!("{p}.app.interval"),
+                        "must be longer than zero".into(),
+                    ));
                 }
             }
             App::Cbr { rate, payload } => {
@@ -209,31 +324,55 @@ pub fn validate(s: &Scenario, base_dir: &Path) -> Result<Traces, Errs> {
         if f.protocol == Protocol::Tcp {
             let t = &f.tcp;
             if t.mss.0 < 536 || t.mss.0 > 65_536 {
-                errs.push((format!("{p}.tcp.mss"), format!("\"{}\": expected 536B to 64KiB", t.mss)));
+                errs.push((
+                    format!("{p}.tcp.mss"),
+                    format!("\"{}\": expected 536B to 64KiB", t.mss),
+                ));
             }
             if t.initial_cwnd == 0 {
-                errs.push((format!("{p}.tcp.initial_cwnd"), "0: expected at least 1 segment".into()));
+                errs.push((
+                    format!("{p}.tcp.initial_cwnd"),
+                    "0: expected at least 1 segment".into(),
+                ));
             }
             if t.min_rto.0 == 0 {
-                errs.push((format!("{p}.tcp.min_rto"), "must be longer than zero".into()));
+                errs.push((
+                    format!("{p}.tcp.min_rto"),
+                    "must be longer than zero".into(),
+                ));
             }
             if t.max_rto.0 < t.min_rto.0 {
-                errs.push((format!("{p}.tcp.max_rto"), format!("\"{}\" is below min_rto (\"{}\")", t.max_rto, t.min_rto)));
+                errs.push((
+                    format!("{p}.tcp.max_rto"),
+                    format!("\"{}\" is below min_rto (\"{}\")", t.max_rto, t.min_rto),
+                ));
             }
             if t.rcv_buf.0 < t.mss.0 {
-                errs.push((format!("{p}.tcp.rcv_buf"), format!("\"{}\" is smaller than one segment ({})", t.rcv_buf, t.mss)));
+                errs.push((
+                    format!("{p}.tcp.rcv_buf"),
+                    format!("\"{}\" is smaller than one segment ({})", t.rcv_buf, t.mss),
+                ));
             }
             if t.snd_buf.0 < t.mss.0 {
-                errs.push((format!("{p}.tcp.snd_buf"), format!("\"{}\" is smaller than one segment ({})", t.snd_buf, t.mss)));
+                errs.push((
+                    format!("{p}.tcp.snd_buf"),
+                    format!("\"{}\" is smaller than one segment ({})", t.snd_buf, t.mss),
+                ));
             }
             if t.delayed_ack && t.delack_timeout.0 == 0 {
-                errs.push((format!("{p}.tcp.delack_timeout"), "must be longer than zero".into()));
+                errs.push((
+                    format!("{p}.tcp.delack_timeout"),
+                    "must be longer than zero".into(),
+                ));
             }
             if let Err((k, m)) = resolve::cc_params(f.cc.as_ref()) {
                 errs.push((format!("{p}.{k}"), m));
             }
         } else if f.cc.is_some() {
-            errs.push((format!("{p}.cc"), "a UDP flow has no congestion control".into()));
+            errs.push((
+                format!("{p}.cc"),
+                "a UDP flow has no congestion control".into(),
+            ));
         }
     }
     if errs.is_empty() {

@@ -20,7 +20,11 @@ pub struct UdpSource {
 impl UdpSource {
     /// A source.
     pub fn new(payload_bytes: u32, rate: Rate) -> Self {
-        UdpSource { payload_bytes, rate, next_seq: 0 }
+        UdpSource {
+            payload_bytes,
+            rate,
+            next_seq: 0,
+        }
     }
     /// Wire size of each datagram.
     pub fn wire_bytes(&self) -> u32 {
@@ -32,7 +36,10 @@ impl UdpSource {
     }
     /// The next datagram.
     pub fn next(&mut self) -> UdpHeader {
-        let h = UdpHeader { seq: self.next_seq, payload_bytes: self.payload_bytes };
+        let h = UdpHeader {
+            seq: self.next_seq,
+            payload_bytes: self.payload_bytes,
+        };
         self.next_seq += 1;
         h
     }
@@ -102,9 +109,15 @@ mod tests {
     fn sink_counts_gaps_reordering_and_duplicates() {
         let mut k = UdpSink::default();
         for seq in [0, 1, 3, 2, 2, 6] {
-            k.on_datagram(&UdpHeader { seq, payload_bytes: 10 });
+            k.on_datagram(&UdpHeader {
+                seq,
+                payload_bytes: 10,
+            });
         }
         // 0,1,3,2,6 are fresh; the second 2 is a duplicate; 4 and 5 are missing.
-        assert_eq!((k.datagrams, k.duplicates, k.lost(), k.bytes), (5, 1, 2, 50));
+        assert_eq!(
+            (k.datagrams, k.duplicates, k.lost(), k.bytes),
+            (5, 1, 2, 50)
+        );
     }
 }

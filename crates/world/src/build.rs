@@ -81,12 +81,20 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Built {
     let s = &l.scenario;
     let rng = RngStreams::new(seed);
     let nodes: Vec<String> = s.nodes.iter().map(|n| n.name.clone()).collect();
-    let node_index = |name: &str| nodes.iter().position(|n| n == name).expect("validated node reference") as u32;
+    let node_index = |name: &str| {
+        nodes
+            .iter()
+            .position(|n| n == name)
+            .expect("validated node reference") as u32
+    };
 
     let mut links = Vec::new();
     let mut captured_links = Vec::new();
     for (li, link) in s.links.iter().enumerate() {
-        let name = link.name.clone().unwrap_or_else(|| format!("{}-{}", link.between[0], link.between[1]));
+        let name = link
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("{}-{}", link.between[0], link.between[1]));
         let ends = [node_index(&link.between[0]), node_index(&link.between[1])];
         let capture = link.capture.then(|| {
             captured_links.push(name.clone());
@@ -113,7 +121,11 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Built {
                 mtu_bytes: link.mtu.map_or(1500, |m| m.0 as u32),
             };
             let tag = if reverse { "rev" } else { "fwd" };
-            let dir = LinkDir::new(cfg, rng.stream(&format!("link/{name}/{tag}/loss")), rng.stream(&format!("link/{name}/{tag}/impair")));
+            let dir = LinkDir::new(
+                cfg,
+                rng.stream(&format!("link/{name}/{tag}/loss")),
+                rng.stream(&format!("link/{name}/{tag}/impair")),
+            );
             links.push(LinkState {
                 dir,
                 to: if reverse { ends[0] } else { ends[1] },
@@ -132,8 +144,15 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Built {
     for (i, ls) in links.iter().enumerate() {
         let from = {
             let li = i / 2;
-            let ends = [node_index(&s.links[li].between[0]), node_index(&s.links[li].between[1])];
-            if ls.reverse { ends[1] } else { ends[0] }
+            let ends = [
+                node_index(&s.links[li].between[0]),
+                node_index(&s.links[li].between[1]),
+            ];
+            if ls.reverse {
+                ends[1]
+            } else {
+                ends[0]
+            }
         };
         out_edges[from as usize].push((i as u32, ls.to));
     }
@@ -160,7 +179,11 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Built {
     for (fi, f) in s.flows.iter().enumerate() {
         for k in 0..f.count {
             let base = f.name.clone().unwrap_or_else(|| format!("flow{fi}"));
-            let name = if f.count > 1 { format!("{base}#{k}") } else { base };
+            let name = if f.count > 1 {
+                format!("{base}#{k}")
+            } else {
+                base
+            };
             let start = f.start.time();
             let stop = f.stop.map_or(end, |t| t.time()).min(end);
             let src = node_index(&f.from);
@@ -174,13 +197,35 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Built {
                         App::Bulk => (AppKind::Bulk, None),
                         App::Rate { rate } => (AppKind::Rate { rate: rate.rate() }, None),
                         App::File { size } => (AppKind::File { size: size.0 }, Some(size.0)),
-                        App::Onoff { rate, on, off } => (AppKind::OnOff { rate: rate.rate(), on: on.time(), off: off.time() }, None),
-                        App::Messages { size, interval, poisson } => {
-                            (AppKind::Messages { size: size.0, interval: interval.time(), poisson: *poisson }, None)
-                        }
+                        App::Onoff { rate, on, off } => (
+                            AppKind::OnOff {
+                                rate: rate.rate(),
+                                on: on.time(),
+                                off: off.time(),
+                            },
+                            None,
+                        ),
+                        App::Messages {
+                            size,
+                            interval,
+                            poisson,
+                        } => (
+                            AppKind::Messages {
+                                size: size.0,
+                                interval: interval.time(),
+                                poisson: *poisson,
+                            },
+                            None,
+                        ),
                         App::Cbr { .. } => unreachable!("validated: cbr is UDP only"),
                     };
-                    let app = TcpApp::new(app_kind, start, stop, cfg.mss as u64, rng.stream(&format!("flow/{name}/app")));
+                    let app = TcpApp::new(
+                        app_kind,
+                        start,
+                        stop,
+                        cfg.mss as u64,
+                        rng.stream(&format!("flow/{name}/app")),
+                    );
                     let sender = TcpSender::new(cfg.clone(), log_changes, start);
                     let receiver = TcpReceiver::new(cfg);
                     (
@@ -197,14 +242,21 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Built {
                     )
                 }
                 Protocol::Udp => {
-                    let App::Cbr { rate, payload } = &f.app else { unreachable!("validated: UDP flows are cbr") };
+                    let App::Cbr { rate, payload } = &f.app else {
+                        unreachable!("validated: UDP flows are cbr")
+                    };
                     let first_link = route[src as usize * n + dst as usize];
-                    let rate = rate.map(|r| r.rate()).unwrap_or_else(|| {
-                        links[first_link as usize].dir_rate_hint()
-                    });
+                    let rate = rate
+                        .map(|r| r.rate())
+                        .unwrap_or_else(|| links[first_link as usize].dir_rate_hint());
                     let payload = payload.map_or(1472, |p| p.0 as u32);
                     (
-                        FlowKind::Udp { src: UdpSource::new(payload, rate), sink: UdpSink::default(), owd_t_ns: vec![], owd_us: vec![] },
+                        FlowKind::Udp {
+                            src: UdpSource::new(payload, rate),
+                            sink: UdpSink::default(),
+                            owd_t_ns: vec![],
+                            owd_us: vec![],
+                        },
                         "none",
                     )
                 }
@@ -226,7 +278,13 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Built {
             });
         }
     }
-    Built { nodes, links, route, flows, captured_links }
+    Built {
+        nodes,
+        links,
+        route,
+        flows,
+        captured_links,
+    }
 }
 
 impl LinkState {

@@ -47,7 +47,10 @@ pub struct Table {
 impl Table {
     /// The column called `name`.
     pub fn column(&self, name: &str) -> Option<&ColumnData> {
-        self.columns.iter().find(|c| c.name == name).map(|c| &c.data)
+        self.columns
+            .iter()
+            .find(|c| c.name == name)
+            .map(|c| &c.data)
     }
 }
 

@@ -91,12 +91,15 @@ pub fn run(loaded: &Loaded, ctl: &RunControl) -> Result<RunOutput, RunError> {
     let mut captures = Vec::new();
     if let Some(dir) = &ctl.capture_dir {
         if !b.captured_links.is_empty() {
-            std::fs::create_dir_all(dir).map_err(|e| RunError::Io(format!("{}: {e}", dir.display())))?;
+            std::fs::create_dir_all(dir)
+                .map_err(|e| RunError::Io(format!("{}: {e}", dir.display())))?;
         }
         for name in &b.captured_links {
             let path = dir.join(format!("{name}.pcap"));
-            let f = File::create(&path).map_err(|e| RunError::Io(format!("{}: {e}", path.display())))?;
-            captures.push(PcapWriter::new(BufWriter::new(f)).map_err(|e| RunError::Io(e.to_string()))?);
+            let f = File::create(&path)
+                .map_err(|e| RunError::Io(format!("{}: {e}", path.display())))?;
+            captures
+                .push(PcapWriter::new(BufWriter::new(f)).map_err(|e| RunError::Io(e.to_string()))?);
         }
     }
     let mut sim = Sim {
@@ -124,7 +127,8 @@ pub fn run(loaded: &Loaded, ctl: &RunControl) -> Result<RunOutput, RunError> {
     for (i, f) in sim.flows.iter().enumerate() {
         sim.q.schedule(f.start, Ev::FlowStart(i as u32));
     }
-    sim.q.schedule_in_class(SimTime::ZERO, CLASS_LATE, Ev::Sample);
+    sim.q
+        .schedule_in_class(SimTime::ZERO, CLASS_LATE, Ev::Sample);
 
     let mut since_check = 0u32;
     while let Some(t) = sim.q.peek_time() {
@@ -139,7 +143,11 @@ pub fn run(loaded: &Loaded, ctl: &RunControl) -> Result<RunOutput, RunError> {
             if let Some(p) = &ctl.progress_ns {
                 p.store(now.ns(), Ordering::Relaxed);
             }
-            if ctl.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) {
+            if ctl
+                .cancel
+                .as_ref()
+                .is_some_and(|c| c.load(Ordering::Relaxed))
+            {
                 return Err(RunError::Cancelled);
             }
         }
@@ -179,7 +187,10 @@ impl Sim {
             }
             Ev::TcpTimer { flow, receiver } => self.tcp_timer(now, flow, receiver),
             Ev::AppWake(f) => {
-                if let FlowKind::Tcp { app_wake_pending, .. } = &mut self.flows[f as usize].kind {
+                if let FlowKind::Tcp {
+                    app_wake_pending, ..
+                } = &mut self.flows[f as usize].kind
+                {
                     if *app_wake_pending == now {
                         *app_wake_pending = SimTime::NEVER;
                     }
@@ -222,13 +233,18 @@ impl Sim {
         }
         let l = self.route[node as usize * self.n_nodes + p.dst as usize];
         debug_assert_ne!(l, u32::MAX, "validated scenarios route every flow");
-        let (reverse, capture) = (self.links[l as usize].reverse, self.links[l as usize].capture);
+        let (reverse, capture) = (
+            self.links[l as usize].reverse,
+            self.links[l as usize].capture,
+        );
         if !reverse {
             if let Some(c) = capture {
                 self.capture(c, now, pkt);
             }
         }
-        self.links[l as usize].dir.enqueue(now, PacketRef(pkt), p.size_bytes, &mut self.lout);
+        self.links[l as usize]
+            .dir
+            .enqueue(now, PacketRef(pkt), p.size_bytes, &mut self.lout);
         self.link_output(l);
     }
 
@@ -238,7 +254,11 @@ impl Sim {
             self.free.push(p.0);
         }
         for (p, at, dup) in out.delivered.drain(..) {
-            let id = if dup { self.alloc(self.pkts[p.0 as usize]) } else { p.0 };
+            let id = if dup {
+                self.alloc(self.pkts[p.0 as usize])
+            } else {
+                p.0
+            };
             self.q.schedule(at, Ev::Arrive { pkt: id, link: l });
         }
         if let Some(t) = out.tx_done_at.take() {
@@ -252,7 +272,11 @@ impl Sim {
         let mut hdrs = std::mem::take(&mut self.hdrs);
         let (src, dst) = (self.flows[f as usize].src, self.flows[f as usize].dst);
         for h in hdrs.drain(..) {
-            let (a, b) = if h.from_receiver { (dst, src) } else { (src, dst) };
+            let (a, b) = if h.from_receiver {
+                (dst, src)
+            } else {
+                (src, dst)
+            };
             let pkt = Packet {
                 flow: f,
                 src: a,
@@ -274,7 +298,14 @@ impl Sim {
             Transport::Tcp(h) => {
                 let mut hdrs = std::mem::take(&mut self.hdrs);
                 let fl = &mut self.flows[f as usize];
-                let FlowKind::Tcp { sender, receiver, file_size, completed_at, .. } = &mut fl.kind else {
+                let FlowKind::Tcp {
+                    sender,
+                    receiver,
+                    file_size,
+                    completed_at,
+                    ..
+                } = &mut fl.kind
+                else {
                     unreachable!("TCP packet of a UDP flow")
                 };
                 if h.from_receiver {
@@ -299,7 +330,15 @@ impl Sim {
             }
             Transport::Udp(h) => {
                 let fl = &mut self.flows[f as usize];
-                let FlowKind::Udp { sink, owd_t_ns, owd_us, .. } = &mut fl.kind else { unreachable!("UDP packet of a TCP flow") };
+                let FlowKind::Udp {
+                    sink,
+                    owd_t_ns,
+                    owd_us,
+                    ..
+                } = &mut fl.kind
+                else {
+                    unreachable!("UDP packet of a TCP flow")
+                };
                 let new = sink.on_datagram(&h);
                 if new > 0 {
                     fl.delivered += new;
@@ -314,18 +353,39 @@ impl Sim {
     // ----- TCP timers and applications -----
 
     fn arm(&mut self, now: SimTime, f: u32, receiver: bool) {
-        let FlowKind::Tcp { sender, receiver: r, timer_pending, .. } = &mut self.flows[f as usize].kind else { return };
-        let d = if receiver { r.next_deadline() } else { sender.next_deadline() };
+        let FlowKind::Tcp {
+            sender,
+            receiver: r,
+            timer_pending,
+            ..
+        } = &mut self.flows[f as usize].kind
+        else {
+            return;
+        };
+        let d = if receiver {
+            r.next_deadline()
+        } else {
+            sender.next_deadline()
+        };
         let slot = &mut timer_pending[receiver as usize];
         if d != SimTime::NEVER && d < *slot {
             *slot = d;
-            self.q.schedule(d.max(now), Ev::TcpTimer { flow: f, receiver });
+            self.q
+                .schedule(d.max(now), Ev::TcpTimer { flow: f, receiver });
         }
     }
 
     fn tcp_timer(&mut self, now: SimTime, f: u32, receiver: bool) {
         let mut hdrs = std::mem::take(&mut self.hdrs);
-        let FlowKind::Tcp { sender, receiver: r, timer_pending, .. } = &mut self.flows[f as usize].kind else { return };
+        let FlowKind::Tcp {
+            sender,
+            receiver: r,
+            timer_pending,
+            ..
+        } = &mut self.flows[f as usize].kind
+        else {
+            return;
+        };
         if timer_pending[receiver as usize] == now {
             timer_pending[receiver as usize] = SimTime::NEVER;
         }
@@ -344,7 +404,15 @@ impl Sim {
 
     fn service_app(&mut self, now: SimTime, f: u32) {
         let mut hdrs = std::mem::take(&mut self.hdrs);
-        let FlowKind::Tcp { sender, app, app_wake_pending, .. } = &mut self.flows[f as usize].kind else { return };
+        let FlowKind::Tcp {
+            sender,
+            app,
+            app_wake_pending,
+            ..
+        } = &mut self.flows[f as usize].kind
+        else {
+            return;
+        };
         if sender.state() != SenderState::Established || !sender.app_limited() {
             self.hdrs = hdrs;
             return;
@@ -390,7 +458,9 @@ impl Sim {
         if now >= fl.stop {
             return;
         }
-        let FlowKind::Udp { src, .. } = &mut fl.kind else { return };
+        let FlowKind::Udp { src, .. } = &mut fl.kind else {
+            return;
+        };
         let h: UdpHeader = src.next();
         let (wire, interval) = (src.wire_bytes(), src.interval());
         let pkt = Packet {
@@ -431,7 +501,8 @@ impl Sim {
             self.q_t_ns.push(now.ns());
             self.q_bytes.push(l.dir.queue_bytes());
             self.q_packets.push(l.dir.queue_packets() as u32);
-            self.q_drops.push(l.dir.stats.tail_drops + l.dir.stats.aqm_drops);
+            self.q_drops
+                .push(l.dir.stats.tail_drops + l.dir.stats.aqm_drops);
         }
         let next = now + self.sample;
         if next <= self.end {
@@ -444,7 +515,8 @@ impl Sim {
         let mut flows_json = Vec::new();
         let (mut g_flow, mut g_t, mut g_v) = (vec![], vec![], vec![]);
         let (mut r_flow, mut r_t, mut r_v) = (vec![], vec![], vec![]);
-        let (mut c_flow, mut c_t, mut c_cwnd, mut c_ss, mut c_in) = (vec![], vec![], vec![], vec![], vec![]);
+        let (mut c_flow, mut c_t, mut c_cwnd, mut c_ss, mut c_in) =
+            (vec![], vec![], vec![], vec![], vec![]);
         let (mut o_flow, mut o_t, mut o_v) = (vec![], vec![], vec![]);
         let bin_s = self.bin_ns as f64 * 1e-9;
         for (i, fl) in self.flows.iter_mut().enumerate() {
@@ -469,7 +541,13 @@ impl Sim {
                 "bytes_delivered": fl.delivered,
             });
             match &mut fl.kind {
-                FlowKind::Tcp { sender, receiver, completed_at, file_size, .. } => {
+                FlowKind::Tcp {
+                    sender,
+                    receiver,
+                    completed_at,
+                    file_size,
+                    ..
+                } => {
                     let active = match completed_at {
                         Some(t) => *t - fl.start,
                         None => end.saturating_sub(fl.start),
@@ -505,11 +583,17 @@ impl Sim {
                         c_in.extend(c.inflight_bytes);
                     }
                 }
-                FlowKind::Udp { src, sink, owd_t_ns, owd_us } => {
+                FlowKind::Udp {
+                    src,
+                    sink,
+                    owd_t_ns,
+                    owd_us,
+                } => {
                     let (mean, p95) = mean_p95(owd_us);
                     j["protocol"] = json!("udp");
                     j["cc"] = json!("none");
-                    j["goodput_mbps"] = json!(rate_mbps(fl.delivered, end.saturating_sub(fl.start)));
+                    j["goodput_mbps"] =
+                        json!(rate_mbps(fl.delivered, end.saturating_sub(fl.start)));
                     j["datagrams_sent"] = json!(src.sent());
                     j["datagrams_received"] = json!(sink.datagrams);
                     j["datagrams_lost"] = json!(src.sent() - sink.datagrams);
@@ -537,8 +621,18 @@ impl Sim {
             .enumerate()
             .map(|(i, l)| {
                 let st = l.dir.stats;
-                let occ: Vec<u64> = self.q_link.iter().zip(&self.q_bytes).filter(|(k, _)| **k == i as u32).map(|(_, b)| *b).collect();
-                let mean_q = if occ.is_empty() { 0.0 } else { occ.iter().sum::<u64>() as f64 / occ.len() as f64 };
+                let occ: Vec<u64> = self
+                    .q_link
+                    .iter()
+                    .zip(&self.q_bytes)
+                    .filter(|(k, _)| **k == i as u32)
+                    .map(|(_, b)| *b)
+                    .collect();
+                let mean_q = if occ.is_empty() {
+                    0.0
+                } else {
+                    occ.iter().sum::<u64>() as f64 / occ.len() as f64
+                };
                 json!({
                     "id": i,
                     "name": l.name,
@@ -566,12 +660,31 @@ impl Sim {
             "links": links_json,
             "scenario": scenario,
         });
-        let u32c = |name, v: Vec<u32>| Column { name, data: ColumnData::U32(v) };
-        let u64c = |name, v: Vec<u64>| Column { name, data: ColumnData::U64(v) };
-        let f64c = |name, v: Vec<f64>| Column { name, data: ColumnData::F64(v) };
+        let u32c = |name, v: Vec<u32>| Column {
+            name,
+            data: ColumnData::U32(v),
+        };
+        let u64c = |name, v: Vec<u64>| Column {
+            name,
+            data: ColumnData::U64(v),
+        };
+        let f64c = |name, v: Vec<f64>| Column {
+            name,
+            data: ColumnData::F64(v),
+        };
         let tables = vec![
-            Table { name: "goodput", columns: vec![u32c("flow", g_flow), f64c("t_s", g_t), f64c("goodput_mbps", g_v)] },
-            Table { name: "rtt", columns: vec![u32c("flow", r_flow), u64c("t_ns", r_t), u32c("rtt_us", r_v)] },
+            Table {
+                name: "goodput",
+                columns: vec![
+                    u32c("flow", g_flow),
+                    f64c("t_s", g_t),
+                    f64c("goodput_mbps", g_v),
+                ],
+            },
+            Table {
+                name: "rtt",
+                columns: vec![u32c("flow", r_flow), u64c("t_ns", r_t), u32c("rtt_us", r_v)],
+            },
             Table {
                 name: "cwnd",
                 columns: vec![
@@ -592,7 +705,10 @@ impl Sim {
                     u64c("drops", std::mem::take(&mut self.q_drops)),
                 ],
             },
-            Table { name: "owd", columns: vec![u32c("flow", o_flow), u64c("t_ns", o_t), u32c("owd_us", o_v)] },
+            Table {
+                name: "owd",
+                columns: vec![u32c("flow", o_flow), u64c("t_ns", o_t), u32c("owd_us", o_v)],
+            },
         ];
         RunOutput { summary, tables }
     }

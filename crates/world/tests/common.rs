@@ -14,7 +14,14 @@ pub fn run_toml(toml: &str) -> RunOutput {
 }
 
 pub fn run_seed(toml: &str, seed: u64) -> RunOutput {
-    run(&load(toml), &RunControl { seed: Some(seed), ..Default::default() }).expect("run")
+    run(
+        &load(toml),
+        &RunControl {
+            seed: Some(seed),
+            ..Default::default()
+        },
+    )
+    .expect("run")
 }
 
 pub fn flow(out: &RunOutput, i: usize) -> &serde_json::Value {
@@ -22,7 +29,13 @@ pub fn flow(out: &RunOutput, i: usize) -> &serde_json::Value {
 }
 
 /// A dumbbell: server — bottleneck — client, with `extra` appended (flows, options).
-pub fn dumbbell(rate: &str, one_way_delay: &str, queue: &str, duration: &str, extra: &str) -> String {
+pub fn dumbbell(
+    rate: &str,
+    one_way_delay: &str,
+    queue: &str,
+    duration: &str,
+    extra: &str,
+) -> String {
     format!(
         r#"
 [simulation]

@@ -27,7 +27,10 @@ pub struct CoDelParams {
 
 impl Default for CoDelParams {
     fn default() -> Self {
-        CoDelParams { target: SimTime::from_ms(5), interval: SimTime::from_ms(100) }
+        CoDelParams {
+            target: SimTime::from_ms(5),
+            interval: SimTime::from_ms(100),
+        }
     }
 }
 
@@ -101,7 +104,11 @@ fn dodequeue(q: &mut Queue, now: SimTime) -> (Option<QueuedPacket>, bool) {
 }
 
 /// RFC 8289 `dequeue`.
-pub(super) fn dequeue(q: &mut Queue, now: SimTime, dropped: &mut Vec<QueuedPacket>) -> Option<QueuedPacket> {
+pub(super) fn dequeue(
+    q: &mut Queue,
+    now: SimTime,
+    dropped: &mut Vec<QueuedPacket>,
+) -> Option<QueuedPacket> {
     let (mut head, mut ok_to_drop) = dodequeue(q, now);
     let c = codel_state(q);
     if c.dropping {
@@ -133,7 +140,9 @@ pub(super) fn dequeue(q: &mut Queue, now: SimTime, dropped: &mut Vec<QueuedPacke
         let c = codel_state(q);
         c.dropping = true;
         let delta = c.count.saturating_sub(c.lastcount);
-        c.count = if delta > 1 && now.saturating_sub(c.drop_next) < SimTime(16 * c.params.interval.ns()) {
+        c.count = if delta > 1
+            && now.saturating_sub(c.drop_next) < SimTime(16 * c.params.interval.ns())
+        {
             delta
         } else {
             1
@@ -152,14 +161,22 @@ mod tests {
 
     fn codel_queue() -> Queue {
         Queue::new(
-            &QueueConfig { limit_bytes: None, limit_packets: None, codel: Some(CoDelParams::default()) },
+            &QueueConfig {
+                limit_bytes: None,
+                limit_packets: None,
+                codel: Some(CoDelParams::default()),
+            },
             1500,
         )
     }
 
     fn fill(q: &mut Queue, n: u32, at: SimTime) {
         for i in 0..n {
-            assert!(q.enqueue(QueuedPacket { pkt: PacketRef(i), size_bytes: 1500, enqueued_at: at }));
+            assert!(q.enqueue(QueuedPacket {
+                pkt: PacketRef(i),
+                size_bytes: 1500,
+                enqueued_at: at
+            }));
         }
     }
 

@@ -4,7 +4,13 @@
 
 /// True if a packet of `size_bytes` fits.
 #[inline]
-pub fn admits(bytes: u64, packets: usize, size_bytes: u32, limit_bytes: u64, limit_packets: u32) -> bool {
+pub fn admits(
+    bytes: u64,
+    packets: usize,
+    size_bytes: u32,
+    limit_bytes: u64,
+    limit_packets: u32,
+) -> bool {
     bytes + size_bytes as u64 <= limit_bytes && (packets as u64) < limit_packets as u64
 }
 
@@ -15,12 +21,23 @@ mod tests {
     use mmtsim_engine::SimTime;
 
     fn p(i: u32, size: u32) -> QueuedPacket {
-        QueuedPacket { pkt: PacketRef(i), size_bytes: size, enqueued_at: SimTime::ZERO }
+        QueuedPacket {
+            pkt: PacketRef(i),
+            size_bytes: size,
+            enqueued_at: SimTime::ZERO,
+        }
     }
 
     #[test]
     fn byte_limit_refuses_the_packet_that_would_overflow() {
-        let mut q = Queue::new(&QueueConfig { limit_bytes: Some(3000), limit_packets: None, codel: None }, 1500);
+        let mut q = Queue::new(
+            &QueueConfig {
+                limit_bytes: Some(3000),
+                limit_packets: None,
+                codel: None,
+            },
+            1500,
+        );
         assert!(q.enqueue(p(0, 1500)));
         assert!(q.enqueue(p(1, 1500)));
         // 3000 + 1 > 3000.
@@ -33,7 +50,14 @@ mod tests {
 
     #[test]
     fn packet_limit_counts_packets_not_bytes() {
-        let mut q = Queue::new(&QueueConfig { limit_bytes: None, limit_packets: Some(2), codel: None }, 1500);
+        let mut q = Queue::new(
+            &QueueConfig {
+                limit_bytes: None,
+                limit_packets: Some(2),
+                codel: None,
+            },
+            1500,
+        );
         assert!(q.enqueue(p(0, 40)));
         assert!(q.enqueue(p(1, 40)));
         assert!(!q.enqueue(p(2, 40)));

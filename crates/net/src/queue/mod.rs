@@ -87,7 +87,13 @@ impl Queue {
     /// Appends `p` unless that would exceed a limit; returns false on a tail drop.
     #[inline]
     pub fn enqueue(&mut self, p: QueuedPacket) -> bool {
-        if !droptail::admits(self.bytes, self.items.len(), p.size_bytes, self.limit_bytes, self.limit_packets) {
+        if !droptail::admits(
+            self.bytes,
+            self.items.len(),
+            p.size_bytes,
+            self.limit_bytes,
+            self.limit_packets,
+        ) {
             return false;
         }
         self.bytes += p.size_bytes as u64;
@@ -98,7 +104,11 @@ impl Queue {
     /// Removes the head for transmission at `now`; packets the AQM drops on the way are
     /// appended to `dropped`.
     #[inline]
-    pub fn dequeue(&mut self, now: SimTime, dropped: &mut Vec<QueuedPacket>) -> Option<QueuedPacket> {
+    pub fn dequeue(
+        &mut self,
+        now: SimTime,
+        dropped: &mut Vec<QueuedPacket>,
+    ) -> Option<QueuedPacket> {
         match &mut self.aqm {
             Aqm::DropTail => self.pop_head(),
             Aqm::CoDel(_) => codel::dequeue(self, now, dropped),

@@ -178,7 +178,11 @@ impl Cubic {
             let delta = ((self.cube_rtt_scale as u128 * offs as u128 * offs as u128 * offs as u128)
                 >> (10 + 3 * BICTCP_HZ)) as u64;
             let origin = self.bic_origin_point as u64;
-            let bic_target = if t < self.bic_k { origin.saturating_sub(delta) } else { origin + delta };
+            let bic_target = if t < self.bic_k {
+                origin.saturating_sub(delta)
+            } else {
+                origin + delta
+            };
             let cwnd64 = cwnd as u64;
             self.cnt = if bic_target > cwnd64 {
                 (cwnd64 / (bic_target - cwnd64)).min(u32::MAX as u64) as u32
@@ -292,7 +296,11 @@ impl CongestionControl for Cubic {
     }
 
     fn metrics(&self) -> Vec<(&'static str, f64)> {
-        vec![("w_max", self.last_max_cwnd as f64), ("k_s", self.k_secs()), ("cnt", self.cnt as f64)]
+        vec![
+            ("w_max", self.last_max_cwnd as f64),
+            ("k_s", self.k_secs()),
+            ("cnt", self.cnt as f64),
+        ]
     }
 }
 
@@ -341,13 +349,21 @@ mod tests {
         c.update(70, 1, SimTime::from_secs(5));
         let k = c.k_secs();
         let expected = (30.0f64 / (410.0 / 1024.0)).cbrt();
-        assert!((k - expected).abs() < 1.0 / 1024.0 + 1e-9, "K {k} vs {expected}");
+        assert!(
+            (k - expected).abs() < 1.0 / 1024.0 + 1e-9,
+            "K {k} vs {expected}"
+        );
     }
 
     /// Drives the controller with one ACK per segment, the ACKs of a round spread over an
     /// RTT, and returns (time since loss, cwnd) pairs.
     fn drive_after_loss(w_max: u32, rtt_ms: u64, secs: u64) -> Vec<(f64, u32)> {
-        let params = CcParams::Cubic(CubicParams { hystart: None, fast_convergence: false, tcp_friendliness: false, ..Default::default() });
+        let params = CcParams::Cubic(CubicParams {
+            hystart: None,
+            fast_convergence: false,
+            tcp_friendliness: false,
+            ..Default::default()
+        });
         let mut c = Controller::new(&params, w_max, SimTime::ZERO);
         let rtt = SimTime::from_ms(rtt_ms);
         // Establish delay_min with one ACK, then lose at t0.
@@ -400,7 +416,11 @@ mod tests {
     fn first_epoch_before_any_loss_grows_at_most_5_percent_per_rtt() {
         // No loss yet (W_max = 0) and out of slow start: cnt is clamped to 20, so a window
         // of 100 grows by 100/20 = 5 segments per RTT.
-        let params = CcParams::Cubic(CubicParams { hystart: None, tcp_friendliness: false, ..Default::default() });
+        let params = CcParams::Cubic(CubicParams {
+            hystart: None,
+            tcp_friendliness: false,
+            ..Default::default()
+        });
         let mut c = Controller::new(&params, 100, SimTime::ZERO);
         c.w.ssthresh = 100;
         let mut t = SimTime::from_secs(1);

@@ -30,7 +30,12 @@ pub struct HyStartParams {
 
 impl Default for HyStartParams {
     fn default() -> Self {
-        HyStartParams { low_window: 16, ack_delta: SimTime::from_ms(2), ack_train: true, delay: true }
+        HyStartParams {
+            low_window: 16,
+            ack_delta: SimTime::from_ms(2),
+            ack_train: true,
+            delay: true,
+        }
     }
 }
 
@@ -98,7 +103,9 @@ impl HyStart {
             self.curr_rtt_us = self.curr_rtt_us.min(delay_us);
             if self.sample_cnt < MIN_SAMPLES {
                 self.sample_cnt += 1;
-            } else if self.curr_rtt_us > delay_min_us + (delay_min_us >> 3).clamp(DELAY_MIN_US, DELAY_MAX_US) {
+            } else if self.curr_rtt_us
+                > delay_min_us + (delay_min_us >> 3).clamp(DELAY_MIN_US, DELAY_MAX_US)
+            {
                 self.found = true;
                 return true;
             }
@@ -136,7 +143,10 @@ mod tests {
 
     #[test]
     fn delay_detector_quiet_below_threshold() {
-        let mut h = HyStart::new(HyStartParams { ack_train: false, ..Default::default() });
+        let mut h = HyStart::new(HyStartParams {
+            ack_train: false,
+            ..Default::default()
+        });
         h.reset_round(SimTime::ZERO, 100);
         for i in 0..50 {
             assert!(!h.update(&sample(i * 10_000, 50, 100), 23_900, 20_000));
@@ -147,10 +157,16 @@ mod tests {
     fn ack_train_fires_after_half_the_min_delay() {
         // delay_min 20 ms, unpaced: threshold 10 ms. ACKs every 1 ms from the round start:
         // the one at 11 ms (> 10 ms) ends slow start.
-        let mut h = HyStart::new(HyStartParams { delay: false, ..Default::default() });
+        let mut h = HyStart::new(HyStartParams {
+            delay: false,
+            ..Default::default()
+        });
         h.reset_round(SimTime::ZERO, 1_000);
         for ms in 1..=10 {
-            assert!(!h.update(&sample(ms * 1_000, 10, 1_000), 20_000, 20_000), "at {ms} ms");
+            assert!(
+                !h.update(&sample(ms * 1_000, 10, 1_000), 20_000, 20_000),
+                "at {ms} ms"
+            );
         }
         assert!(h.update(&sample(11_000, 10, 1_000), 20_000, 20_000));
     }

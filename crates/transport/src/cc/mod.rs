@@ -55,7 +55,13 @@ pub struct Window {
 impl Window {
     /// A window of `cwnd` segments with infinite ssthresh.
     pub fn new(cwnd: u32) -> Self {
-        Window { cwnd, ssthresh: INFINITE_SSTHRESH, cwnd_cnt: 0, cwnd_clamp: u32::MAX / 2, prior_cwnd: cwnd }
+        Window {
+            cwnd,
+            ssthresh: INFINITE_SSTHRESH,
+            cwnd_cnt: 0,
+            cwnd_clamp: u32::MAX / 2,
+            prior_cwnd: cwnd,
+        }
     }
 
     /// Linux `tcp_in_slow_start`: cwnd < ssthresh.
@@ -249,7 +255,12 @@ impl Controller {
         let mut w = Window::new(initial_cwnd.max(1));
         let mut cc = params.build();
         cc.init(&mut w, now);
-        Controller { w, cc, state: CaState::Open, episode_end: 0 }
+        Controller {
+            w,
+            cc,
+            state: CaState::Open,
+            episode_end: 0,
+        }
     }
 
     /// The algorithm's name.
@@ -290,7 +301,11 @@ impl Controller {
 
     /// Window growth, unless PRR owns the window (Recovery) or nothing was delivered.
     pub fn cong_avoid(&mut self, s: &AckSample) {
-        if matches!(self.state, CaState::Open | CaState::Disorder | CaState::Loss) && s.acked > 0 {
+        if matches!(
+            self.state,
+            CaState::Open | CaState::Disorder | CaState::Loss
+        ) && s.acked > 0
+        {
             self.cc.cong_avoid(&mut self.w, s);
         }
     }
@@ -320,7 +335,11 @@ impl Controller {
 
     /// Moves between Open and Disorder (duplicate ACKs without inferred loss).
     pub fn set_disorder(&mut self, disorder: bool) {
-        let target = if disorder { CaState::Disorder } else { CaState::Open };
+        let target = if disorder {
+            CaState::Disorder
+        } else {
+            CaState::Open
+        };
         if matches!(self.state, CaState::Open | CaState::Disorder) && self.state != target {
             self.cc.set_state(&mut self.w, target);
             self.state = target;

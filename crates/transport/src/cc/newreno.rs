@@ -53,7 +53,11 @@ mod tests {
     use mmtsim_engine::SimTime;
 
     fn ack(c: &mut Controller, n: u32) {
-        c.on_ack(&AckSample::simple(SimTime::ZERO, n, Some(SimTime::from_ms(20))));
+        c.on_ack(&AckSample::simple(
+            SimTime::ZERO,
+            n,
+            Some(SimTime::from_ms(20)),
+        ));
     }
 
     #[test]

@@ -146,7 +146,10 @@ mod tests {
         let mut r = RateSampler::default();
         let mut stamps = vec![];
         for k in 0..10u64 {
-            stamps.push((r.on_send(SimTime::from_ms(k), k as u32), SimTime::from_ms(k)));
+            stamps.push((
+                r.on_send(SimTime::from_ms(k), k as u32),
+                SimTime::from_ms(k),
+            ));
         }
         let mut samples = vec![];
         for (k, (st, sent)) in stamps.iter().enumerate() {
@@ -188,7 +191,11 @@ mod tests {
         let a = r.on_send(SimTime::ZERO, 0);
         assert!(a.app_limited);
         r.on_delivered(&a, SimTime::ZERO, false);
-        assert!(r.finish_ack(SimTime::from_ms(10), None).unwrap().app_limited);
+        assert!(
+            r.finish_ack(SimTime::from_ms(10), None)
+                .unwrap()
+                .app_limited
+        );
         // delivered 1 < until 2: still limited; after 3 deliveries it clears.
         for i in 0..2 {
             let s = r.on_send(SimTime::from_ms(10 + i), 0);
@@ -203,6 +210,8 @@ mod tests {
         let mut r = RateSampler::default();
         let st = r.on_send(SimTime::ZERO, 0);
         r.on_delivered(&st, SimTime::ZERO, false);
-        assert!(r.finish_ack(SimTime::from_ms(5), Some(SimTime::from_ms(10))).is_none());
+        assert!(r
+            .finish_ack(SimTime::from_ms(5), Some(SimTime::from_ms(10)))
+            .is_none());
     }
 }

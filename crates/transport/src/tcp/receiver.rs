@@ -107,6 +107,8 @@ impl TcpReceiver {
                 self.ts_recent = tsval;
             }
             out.push(self.syn_ack(now));
+            // The SYN-ACK acknowledges up to rcv_nxt: TS.Recent follows the first data.
+            self.last_ack_sent = self.rcv_nxt;
             return 0;
         }
         if !self.syn_seen {
@@ -160,7 +162,8 @@ impl TcpReceiver {
         } else {
             self.stats.out_of_order += 1;
             let blk = self.insert_ooo(s, e);
-            self.recent.retain(|b| !(b.start >= blk.start && b.end <= blk.end));
+            self.recent
+                .retain(|b| !(b.start >= blk.start && b.end <= blk.end));
             self.recent.insert(0, blk);
             self.recent.truncate(4);
             self.send_ack(now, out);
@@ -238,7 +241,11 @@ impl TcpReceiver {
             seq: 0,
             ack: 1,
             payload_bytes: 0,
-            flags: TcpFlags { syn: true, ack: true, fin: false },
+            flags: TcpFlags {
+                syn: true,
+                ack: true,
+                fin: false,
+            },
             window_field: self.cfg.rcv_buf.min(65_535) as u16,
             timestamps: self.cfg.timestamps.then(|| (ts_ticks(now), self.ts_recent)),
             syn_options: Some(SynOptions {
@@ -259,7 +266,11 @@ impl TcpReceiver {
             seq: 1,
             ack: self.rcv_nxt,
             payload_bytes: 0,
-            flags: TcpFlags { syn: false, ack: true, fin: false },
+            flags: TcpFlags {
+                syn: false,
+                ack: true,
+                fin: false,
+            },
             window_field: field as u16,
             timestamps: self.cfg.timestamps.then(|| (ts_ticks(now), self.ts_recent)),
             ..Default::default()

@@ -104,7 +104,8 @@ impl Scoreboard {
     /// Segments in flight (Linux `tcp_packets_in_flight`).
     #[inline]
     pub fn in_flight(&self) -> u32 {
-        (self.packets_out + self.retrans_out).saturating_sub(self.sacked_out + self.lost_out + self.reno_sacked)
+        (self.packets_out + self.retrans_out)
+            .saturating_sub(self.sacked_out + self.lost_out + self.reno_sacked)
     }
 
     /// Bytes in flight, by the same rule.
@@ -125,8 +126,17 @@ impl Scoreboard {
 
     /// Records a new transmission.
     pub fn push(&mut self, seq: u64, len: u32, now: SimTime, stamp: RateStamp) {
-        debug_assert!(self.segs.back().is_none_or(|s| s.end() == seq), "segments must be contiguous");
-        self.segs.push_back(Seg { seq, len, sent_at: now, flags: 0, stamp });
+        debug_assert!(
+            self.segs.back().is_none_or(|s| s.end() == seq),
+            "segments must be contiguous"
+        );
+        self.segs.push_back(Seg {
+            seq,
+            len,
+            sent_at: now,
+            flags: 0,
+            stamp,
+        });
         self.packets_out += 1;
         self.bytes_out += len as u64;
     }
@@ -154,7 +164,12 @@ impl Scoreboard {
         let mut r = CumAck::default();
         while let Some(front) = self.segs.front() {
             if front.end() > ack {
-                debug_assert!(front.seq >= ack, "ACK inside a segment: {} < {ack} < {}", front.seq, front.end());
+                debug_assert!(
+                    front.seq >= ack,
+                    "ACK inside a segment: {} < {ack} < {}",
+                    front.seq,
+                    front.end()
+                );
                 break;
             }
             let s = *front;
@@ -173,7 +188,10 @@ impl Scoreboard {
             r.removed += 1;
         }
         self.retransmit_hint = self.retransmit_hint.saturating_sub(r.removed as usize);
-        self.reno_sacked = self.reno_sacked.saturating_sub(r.removed).min(self.packets_out.saturating_sub(1));
+        self.reno_sacked = self
+            .reno_sacked
+            .saturating_sub(r.removed)
+            .min(self.packets_out.saturating_sub(1));
         r
     }
 
@@ -312,7 +330,11 @@ impl Scoreboard {
 
     /// Highest SACKed byte + 1 (0 if none).
     pub fn highest_sacked_end(&self) -> u64 {
-        self.segs.iter().rev().find(|s| s.sacked()).map_or(0, |s| s.end())
+        self.segs
+            .iter()
+            .rev()
+            .find(|s| s.sacked())
+            .map_or(0, |s| s.end())
     }
 
     /// Checks the counters against the flags (tests and debug builds).
@@ -323,10 +345,22 @@ impl Scoreboard {
             c.1 += (s.flags & LOST != 0) as u32;
             c.2 += (s.flags & RETRANS != 0) as u32;
             c.3 += s.len as u64;
-            assert!(!(s.flags & RETRANS != 0 && s.flags & LOST == 0), "RETRANS without LOST at {}", s.seq);
+            assert!(
+                !(s.flags & RETRANS != 0 && s.flags & LOST == 0),
+                "RETRANS without LOST at {}",
+                s.seq
+            );
         }
         assert_eq!(self.packets_out as usize, self.segs.len());
-        assert_eq!((self.sacked_out, self.lost_out, self.retrans_out, self.bytes_out), c);
+        assert_eq!(
+            (
+                self.sacked_out,
+                self.lost_out,
+                self.retrans_out,
+                self.bytes_out
+            ),
+            c
+        );
     }
 }
 

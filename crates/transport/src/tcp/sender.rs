@@ -136,7 +136,10 @@ impl TcpSender {
             last_send: now,
             last_logged: (0, 0),
             stats: SenderStats::default(),
-            log: SenderLog { cwnd: log_cwnd_changes.then(CwndLog::default), ..Default::default() },
+            log: SenderLog {
+                cwnd: log_cwnd_changes.then(CwndLog::default),
+                ..Default::default()
+            },
             cfg,
         }
     }
@@ -218,7 +221,11 @@ impl TcpSender {
     fn send_syn(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
         self.syn_sent_at = now;
         let mut h = self.header(now, 0, 0, false);
-        h.flags = TcpFlags { syn: true, ack: false, fin: false };
+        h.flags = TcpFlags {
+            syn: true,
+            ack: false,
+            fin: false,
+        };
         h.syn_options = Some(SynOptions {
             mss: self.cfg.mss.min(u16::MAX as u32) as u16,
             wscale: Some(wscale_for(self.cfg.rcv_buf)),
@@ -303,8 +310,11 @@ impl TcpSender {
         let cum = self.sb.cum_ack(ack, &mut self.rate);
         self.snd_una = ack;
         let una_advanced = ack > prior_una;
-        let (sacked_n, sacked_bytes) =
-            if self.cfg.sack { self.sb.apply_sack(h.sack_blocks(), &mut self.rate) } else { (0, 0) };
+        let (sacked_n, sacked_bytes) = if self.cfg.sack {
+            self.sb.apply_sack(h.sack_blocks(), &mut self.rate)
+        } else {
+            (0, 0)
+        };
 
         // Duplicate ACK (RFC 5681 §2, without the window condition: the receiver never
         // shrinks its right edge, and Linux ignores window changes here too).
@@ -377,7 +387,8 @@ impl TcpSender {
                 }
             }
             CaState::Open | CaState::Disorder | CaState::Cwr => {
-                let enter = self.dupacks >= self.cfg.dupthresh || (self.cfg.sack && self.sb.lost_out > 0);
+                let enter =
+                    self.dupacks >= self.cfg.dupthresh || (self.cfg.sack && self.sb.lost_out > 0);
                 if enter && !self.sb.is_empty() {
                     // RFC 6675 §5 / RFC 6582 §3.2: retransmit the first unacknowledged segment.
                     if self.sb.mark_head_lost() {
@@ -389,7 +400,8 @@ impl TcpSender {
                     self.prr_out = 0;
                     self.stats.fast_recoveries += 1;
                 } else {
-                    self.cc.set_disorder(self.dupacks > 0 || self.sb.sacked_out > 0);
+                    self.cc
+                        .set_disorder(self.dupacks > 0 || self.sb.sacked_out > 0);
                 }
             }
         }
@@ -402,7 +414,11 @@ impl TcpSender {
 
         // RFC 6298 §5.2–5.3.
         if una_advanced {
-            self.rto_deadline = if self.sb.is_empty() { SimTime::NEVER } else { now + self.rtt.rto() };
+            self.rto_deadline = if self.sb.is_empty() {
+                SimTime::NEVER
+            } else {
+                now + self.rtt.rto()
+            };
         }
         self.try_send(now, out);
         self.log_cwnd(now);
@@ -424,7 +440,8 @@ impl TcpSender {
             (dividend / prior_cwnd) as i64 - self.prr_out as i64
         } else {
             // Slow-start reduction bound.
-            let mut s = (self.prr_delivered as i64 - self.prr_out as i64).max(newly_acked_sacked as i64);
+            let mut s =
+                (self.prr_delivered as i64 - self.prr_out as i64).max(newly_acked_sacked as i64);
             if una_advanced && newly_lost == 0 {
                 s += 1;
             }
@@ -458,7 +475,8 @@ impl TcpSender {
     fn on_rto(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
         self.stats.rtos += 1;
         self.sb.mark_all_lost();
-        self.cc.on_rto(now, self.sb.in_flight(), self.snd_una, self.snd_nxt);
+        self.cc
+            .on_rto(now, self.sb.in_flight(), self.snd_una, self.snd_nxt);
         self.high_seq = self.snd_nxt;
         self.dupacks = 0;
         self.rtt.back_off();
@@ -482,7 +500,9 @@ impl TcpSender {
         let w = &self.cc.w;
         let ratio = if w.cwnd < w.ssthresh / 2 { 200 } else { 120 };
         let segs = w.cwnd.max(self.sb.packets_out) as u128;
-        let bps = segs * self.cfg.mss as u128 * 8 * 1_000_000_000 * ratio / 100 / srtt.ns().max(1) as u128;
+        let bps = segs * self.cfg.mss as u128 * 8 * 1_000_000_000 * ratio
+            / 100
+            / srtt.ns().max(1) as u128;
         Some(bps.min(u64::MAX as u128).max(1) as u64)
     }
 
@@ -522,7 +542,8 @@ impl TcpSender {
                 if self.sb.packets_out == 0 {
                     let idle = now.saturating_sub(self.last_send);
                     if self.cfg.slow_start_after_idle && idle > self.rtt.rto() {
-                        self.cc.restart_after_idle(idle, self.rtt.rto(), self.cfg.initial_cwnd);
+                        self.cc
+                            .restart_after_idle(idle, self.rtt.rto(), self.cfg.initial_cwnd);
                     }
                     self.cc.event(CwndEvent::TxStart { idle }, now);
                 }
@@ -575,7 +596,11 @@ impl TcpSender {
             seq,
             ack: 1,
             payload_bytes: len,
-            flags: TcpFlags { syn: false, ack: true, fin: false },
+            flags: TcpFlags {
+                syn: false,
+                ack: true,
+                fin: false,
+            },
             window_field: (self.cfg.rcv_buf >> ws).min(65_535) as u16,
             timestamps: self.cfg.timestamps.then(|| (ts_ticks(now), self.ts_recent)),
             retransmission,
@@ -586,7 +611,9 @@ impl TcpSender {
     fn record_rtt(&mut self, now: SimTime, r: SimTime) {
         self.rtt.on_sample(r);
         self.log.rtt_t_ns.push(now.ns());
-        self.log.rtt_us.push((r.ns() / 1_000).min(u32::MAX as u64) as u32);
+        self.log
+            .rtt_us
+            .push((r.ns() / 1_000).min(u32::MAX as u64) as u32);
     }
 
     fn log_cwnd(&mut self, now: SimTime) {
@@ -595,7 +622,11 @@ impl TcpSender {
             return;
         }
         self.last_logged = cur;
-        let (cwnd, ssthresh, inflight) = (self.cwnd_bytes(), self.ssthresh_bytes(), self.bytes_in_flight());
+        let (cwnd, ssthresh, inflight) = (
+            self.cwnd_bytes(),
+            self.ssthresh_bytes(),
+            self.bytes_in_flight(),
+        );
         if let Some(l) = &mut self.log.cwnd {
             l.t_ns.push(now.ns());
             l.cwnd_bytes.push(cwnd);

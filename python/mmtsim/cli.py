@@ -1,0 +1,187 @@
+"""The ``mmtsim`` command.
+
+Exit codes: 0 success, 1 simulation or I/O failure, 2 bad input (scenario, flags).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from . import _core
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # argparse's own exit code is 2 as well; keep one format
+        self.print_usage(sys.stderr)
+        print(f"mmtsim: error: {message}", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
+
+
+def _seed(text: str) -> int:
+    try:
+        v = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--seed {text!r}: expected a whole number") from None
+    if not 0 <= v < 2**64:
+        raise argparse.ArgumentTypeError(f"--seed {v}: expected 0 to 2**64-1")
+    return v
+
+
+def _set(text: str) -> str:
+    if "=" not in text or text.startswith("="):
+        raise argparse.ArgumentTypeError(f"--set {text!r}: expected key.path=value")
+    return text
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="mmtsim", description="Packet-level simulation of transport over mmWave networks.")
+    p.add_argument("--version", action="version", version=f"mmtsim {_core.__version__}")
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+
+    r = sub.add_parser("run", help="run a scenario and write a run folder")
+    r.add_argument("scenario", help="scenario file (TOML or JSON)")
+    r.add_argument("--out", required=True, help="run folder to write")
+    r.add_argument("--seed", type=_seed, help="master seed (overrides simulation.seed)")
+    r.add_argument("--set", dest="overrides", action="append", default=[], type=_set,
+                   metavar="KEY.PATH=VALUE", help="override a scenario value (repeatable)")
+    r.add_argument("--quiet", action="store_true", help="no progress bar and no summary table")
+
+    v = sub.add_parser("validate", help="check a scenario without running it")
+    v.add_argument("scenario")
+    v.add_argument("--set", dest="overrides", action="append", default=[], type=_set, metavar="KEY.PATH=VALUE")
+
+    pl = sub.add_parser("plot", help="PNG figures of a run folder")
+    pl.add_argument("run_dir")
+    pl.add_argument("--out", help="folder for the figures (default RUN_DIR/plots)")
+
+    b = sub.add_parser("bench", help="run the named benchmarks and write bench.json")
+    b.add_argument("--only", action="append", default=[], metavar="NAME", help="run only these (repeatable)")
+    b.add_argument("--out", default="bench.json", help="output file (default bench.json)")
+    b.add_argument("--list", action="store_true", help="list the benchmarks and exit")
+    b.add_argument("--repeat", type=int, default=1, help="runs per benchmark; the best is kept")
+
+    s = sub.add_parser("schema", help="print the JSON Schema of scenario files")
+    s.add_argument("--out", help="write to this file instead of stdout")
+
+    t = sub.add_parser("trace", help="convert capacity traces between CSV and Mahimahi")
+    t.add_argument("input")
+    t.add_argument("output")
+    t.add_argument("--from", dest="from_format", choices=["csv", "mahimahi"], required=True)
+    t.add_argument("--to", dest="to_format", choices=["csv", "mahimahi"], required=True)
+    t.add_argument("--until", required=True, help="length to export, e.g. 60s")
+    return p
+
+
+def _print_flows(summary: dict) -> None:
+    rows = [("flow", "cc", "goodput Mbit/s", "RTT mean ms", "RTT p95 ms", "retx", "RTOs")]
+    for f in summary["flows"]:
+        fmt = lambda x: "-" if x is None else f"{x:.2f}"  # noqa: E731
+        rows.append((f["name"], f["cc"], fmt(f["goodput_mbps"]), fmt(f.get("rtt_mean_ms")),
+                     fmt(f.get("rtt_p95_ms")), str(f.get("retransmits", 0)), str(f.get("rtos", 0))))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for r in rows:
+        print("  ".join(c.rjust(w) for c, w in zip(r, widths)))
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return _dispatch(args)
+    except _core.ScenarioError as e:
+        print(f"mmtsim: invalid scenario:\n{e}", file=sys.stderr)
+        return EXIT_USAGE
+    except _core.Cancelled:
+        print("mmtsim: cancelled", file=sys.stderr)
+        return EXIT_FAIL
+    except _core.MmtsimError as e:
+        print(f"mmtsim: {e}", file=sys.stderr)
+        return EXIT_FAIL
+    except (FileExistsError, FileNotFoundError, NotADirectoryError, PermissionError) as e:
+        print(f"mmtsim: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("mmtsim: interrupted", file=sys.stderr)
+        return 130
+
+
+def _dispatch(args) -> int:
+    if args.cmd == "run":
+        from .api import run
+
+        res = run(args.scenario, seed=args.seed, overrides=args.overrides, out=args.out,
+                  progress=not args.quiet and sys.stderr.isatty())
+        if not args.quiet:
+            s = res.summary
+            print(f"{args.out}: {s['sim_seconds']:g} s simulated in {s['wall_seconds']:.2f} s "
+                  f"({s['events']} events, seed {s['seed']})")
+            _print_flows(s)
+        return EXIT_OK
+    if args.cmd == "validate":
+        from .api import validate
+
+        sc = validate(args.scenario, overrides=args.overrides)
+        print(f"{args.scenario}: ok ({len(sc['nodes'])} nodes, {len(sc['links'])} links, "
+              f"{len(sc['flows'])} flows, {sc['simulation']['duration']})")
+        return EXIT_OK
+    if args.cmd == "plot":
+        from .plot import plot_run
+
+        files = plot_run(Path(args.run_dir), Path(args.out) if args.out else None)
+        for f in files:
+            print(f)
+        return EXIT_OK
+    if args.cmd == "bench":
+        from .bench import BENCHMARKS, run_benchmarks
+
+        if args.list:
+            for name, b in BENCHMARKS.items():
+                print(f"{name}: {b['description']}")
+            return EXIT_OK
+        unknown = [n for n in args.only if n not in BENCHMARKS]
+        if unknown:
+            print(f"mmtsim: unknown benchmark(s) {', '.join(unknown)}; known: {', '.join(BENCHMARKS)}",
+                  file=sys.stderr)
+            return EXIT_USAGE
+        if args.repeat < 1:
+            print("mmtsim: --repeat must be at least 1", file=sys.stderr)
+            return EXIT_USAGE
+        results = run_benchmarks(args.only or list(BENCHMARKS), repeat=args.repeat)
+        Path(args.out).write_text(json.dumps(results, indent=2) + "\n")
+        for r in results["benchmarks"]:
+            print(f"{r['name']}: {r['sim_s_per_wall_s']:.1f} sim s/wall s, "
+                  f"{r['events_per_s'] / 1e6:.2f} M events/s, {r['peak_rss_mb']:.0f} MB peak")
+        print(f"wrote {args.out}")
+        return EXIT_OK
+    if args.cmd == "schema":
+        text = _core.schema()
+        if args.out:
+            Path(args.out).write_text(text + "\n")
+        else:
+            print(text)
+        return EXIT_OK
+    if args.cmd == "trace":
+        from .api import _seconds
+
+        try:
+            until = _seconds(args.until)
+        except ValueError:
+            print(f"mmtsim: --until {args.until!r}: expected a duration such as 60s", file=sys.stderr)
+            return EXIT_USAGE
+        try:
+            text = Path(args.input).read_text()
+        except OSError as e:
+            print(f"mmtsim: {args.input}: {e.strerror}", file=sys.stderr)
+            return EXIT_USAGE
+        out = _core.convert_trace(text, args.from_format, args.to_format, until)
+        Path(args.output).write_text(out)
+        return EXIT_OK
+    raise AssertionError(args.cmd)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""Run results: the summary and the time series, as polars (or pandas) DataFrames.
+
+Tables and their columns (units in the names):
+
+- ``goodput``: flow, t_s (bin start), goodput_mbps
+- ``rtt``: flow, t_s, rtt_ms — every RTT sample
+- ``cwnd``: flow, t_s, cwnd_bytes, ssthresh_bytes (null while infinite), inflight_bytes
+- ``queue``: link, t_s, bytes, packets, drops (cumulative) — ``link`` indexes
+  ``summary["links"]`` (each link has a forward and a reverse direction)
+- ``owd``: flow, t_s, owd_ms — UDP one-way delays
+
+``flow`` indexes ``summary["flows"]``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+TABLES = ("goodput", "rtt", "cwnd", "queue", "owd")
+_U64_MAX = np.iinfo(np.uint64).max
+
+
+def _convert(name: str, cols: dict[str, np.ndarray]) -> dict[str, Any]:
+    """Raw Rust columns (ns, µs) → analysis units (s, ms)."""
+    out: dict[str, Any] = {}
+    for k, v in cols.items():
+        if k == "t_ns":
+            out["t_s"] = v.astype(np.float64) * 1e-9
+        elif k in ("rtt_us", "owd_us"):
+            out[k.replace("_us", "_ms")] = v.astype(np.float64) * 1e-3
+        else:
+            out[k] = v
+    return out
+
+
+class RunResult:
+    """One run: ``summary`` (dict) and tables (polars DataFrames on demand)."""
+
+    def __init__(self, summary: dict, tables: dict[str, Any], path: Path | None = None):
+        self.summary = summary
+        self._raw = tables
+        self._frames: dict[str, Any] = {}
+        self.path = path
+
+    def __repr__(self) -> str:
+        flows = ", ".join(
+            f"{f['name']}: {f['goodput_mbps']:.1f} Mbit/s" for f in self.summary["flows"]
+        )
+        return f"<RunResult seed={self.summary['seed']} {flows}>"
+
+    def table(self, name: str, pandas: bool = False):
+        """The table ``name`` as a polars DataFrame (or pandas with ``pandas=True``)."""
+        import polars as pl
+
+        if name not in TABLES:
+            raise KeyError(f"unknown table {name!r}; tables: {', '.join(TABLES)}")
+        if name not in self._frames:
+            raw = self._raw[name]
+            if isinstance(raw, pl.DataFrame):
+                df = raw
+            else:
+                df = pl.DataFrame(_convert(name, raw))
+                if "ssthresh_bytes" in df.columns:
+                    # u64::MAX marks an infinite ssthresh (before the first loss).
+                    col = pl.col("ssthresh_bytes")
+                    df = df.with_columns(
+                        pl.when(col == _U64_MAX).then(None).otherwise(col).alias("ssthresh_bytes")
+                    )
+            self._frames[name] = df
+        df = self._frames[name]
+        return df.to_pandas() if pandas else df
+
+    @property
+    def flows(self):
+        """Per-flow summary metrics (polars)."""
+        import polars as pl
+
+        return pl.DataFrame(self.summary["flows"], infer_schema_length=None)
+
+    @property
+    def links(self):
+        """Per-link-direction summary metrics (polars)."""
+        import polars as pl
+
+        return pl.DataFrame(self.summary["links"], infer_schema_length=None)
+
+    def _write_into(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in TABLES:
+            self.table(name).write_parquet(folder / f"{name}.parquet")
+        (folder / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
+
+    @classmethod
+    def read(cls, folder: Path) -> "RunResult":
+        import polars as pl
+
+        folder = Path(folder)
+        summary_file = folder / "summary.json"
+        if not summary_file.exists():
+            raise FileNotFoundError(f"{folder} is not an mmtsim run folder (no summary.json)")
+        summary = json.loads(summary_file.read_text())
+        tables = {n: pl.read_parquet(folder / f"{n}.parquet") for n in TABLES}
+        return cls(summary, tables, folder)
