@@ -35,6 +35,9 @@ pub struct Impairments {
     pub reorder_p: f64,
     /// Extra delay of reordered packets.
     pub reorder_delay: SimTime,
+    /// Drop exactly these packets, counted from 0 in the order they finish serialisation
+    /// (a deterministic loss pattern for experiments and tests). Sorted ascending.
+    pub drop_packets: Vec<u64>,
 }
 
 /// Configuration of one link direction.
@@ -103,13 +106,19 @@ pub struct LinkDir {
     impair: Impairments,
     impair_rng: SimRng,
     scratch: Vec<QueuedPacket>,
+    /// Packets put on the wire so far (index for `drop_packets`).
+    wire_index: u64,
+    /// Next entry of `impair.drop_packets` to apply.
+    drop_cursor: usize,
     /// Counters.
     pub stats: LinkStats,
 }
 
 impl LinkDir {
     /// A link direction; `loss_rng` and `impair_rng` are its own named streams.
-    pub fn new(cfg: LinkConfig, loss_rng: SimRng, impair_rng: SimRng) -> Self {
+    pub fn new(mut cfg: LinkConfig, loss_rng: SimRng, impair_rng: SimRng) -> Self {
+        cfg.impairments.drop_packets.sort_unstable();
+        cfg.impairments.drop_packets.dedup();
         let tx = match cfg.rate.is_constant() {
             Some(r) => Transmitter::Constant(r),
             None => Transmitter::Trace(TraceServer::new(cfg.rate)),
@@ -127,6 +136,8 @@ impl LinkDir {
             impair: cfg.impairments,
             impair_rng,
             scratch: Vec::new(),
+            wire_index: 0,
+            drop_cursor: 0,
             stats: LinkStats::default(),
         }
     }
@@ -181,6 +192,14 @@ impl LinkDir {
     }
 
     fn put_on_wire(&mut self, now: SimTime, qp: QueuedPacket, out: &mut LinkOutput) {
+        let index = self.wire_index;
+        self.wire_index += 1;
+        if self.impair.drop_packets.get(self.drop_cursor) == Some(&index) {
+            self.drop_cursor += 1;
+            self.stats.wire_losses += 1;
+            out.dropped.push((qp.pkt, DropReason::WireLoss));
+            return;
+        }
         if let Some(l) = &mut self.loss {
             if l.lose_next() {
                 self.stats.wire_losses += 1;
@@ -273,6 +292,42 @@ mod tests {
                 (2, SimTime::from_ms(13))
             ]
         );
+    }
+
+    #[test]
+    fn listed_packets_are_dropped_exactly() {
+        let s = RngStreams::new(1);
+        let mut l = LinkDir::new(
+            LinkConfig {
+                rate: RateTrace::constant(Rate::mbps(12)),
+                delay: SimTime::ZERO,
+                queue: QueueConfig {
+                    limit_bytes: None,
+                    limit_packets: None,
+                    codel: None,
+                },
+                impairments: Impairments {
+                    drop_packets: vec![3, 1],
+                    ..Default::default()
+                },
+                mtu_bytes: 1500,
+            },
+            s.stream("l"),
+            s.stream("i"),
+        );
+        let mut out = LinkOutput::default();
+        for i in 0..5 {
+            l.enqueue(SimTime::ZERO, PacketRef(i), 1500, &mut out);
+        }
+        let mut next = out.tx_done_at.take();
+        let mut delivered = vec![];
+        while let Some(t) = next {
+            l.tx_done(t, &mut out);
+            delivered.extend(out.delivered.drain(..).map(|(p, _, _)| p.0));
+            next = out.tx_done_at.take();
+        }
+        assert_eq!(delivered, vec![0, 2, 4]);
+        assert_eq!(l.stats.wire_losses, 2);
     }
 
     #[test]

@@ -198,6 +198,10 @@ pub struct Impairments {
     /// Extra delay of reordered packets (default 0s).
     #[serde(default)]
     pub reorder_delay: Duration,
+    /// Drop exactly these packets, numbered from 0 in the order they leave the queue
+    /// (default none).
+    #[serde(default)]
+    pub drop_packets: Vec<u64>,
 }
 
 /// Settings of one link direction that may differ between the two.

@@ -117,6 +117,7 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Built {
                     duplicate_p: imp.duplicate,
                     reorder_p: imp.reorder,
                     reorder_delay: imp.reorder_delay.time(),
+                    drop_packets: imp.drop_packets.clone(),
                 },
                 mtu_bytes: link.mtu.map_or(1500, |m| m.0 as u32),
             };

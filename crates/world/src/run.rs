@@ -564,6 +564,12 @@ impl Sim {
                     j["rtt_samples"] = json!(rtts.len());
                     j["retransmits"] = json!(st.retransmits);
                     j["rtos"] = json!(st.rtos);
+                    j["rto_times_s"] = json!(sender
+                        .log
+                        .rto_t_ns
+                        .iter()
+                        .map(|&t| t as f64 * 1e-9)
+                        .collect::<Vec<_>>());
                     j["fast_recoveries"] = json!(st.fast_recoveries);
                     j["spurious_retransmits"] = json!(receiver.stats.spurious_retransmits);
                     j["segments_sent"] = json!(st.segments_sent);

@@ -66,6 +66,8 @@ pub struct SenderLog {
     pub rtt_us: Vec<u32>,
     /// cwnd changes, if requested.
     pub cwnd: Option<CwndLog>,
+    /// Time of every retransmission timeout, ns.
+    pub rto_t_ns: Vec<u64>,
 }
 
 /// TCP data sender.
@@ -474,6 +476,7 @@ impl TcpSender {
 
     fn on_rto(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
         self.stats.rtos += 1;
+        self.log.rto_t_ns.push(now.ns());
         self.sb.mark_all_lost();
         self.cc
             .on_rto(now, self.sb.in_flight(), self.snd_una, self.snd_nxt);
@@ -527,6 +530,12 @@ impl TcpSender {
                 let stamp = self.rate.on_send(now, self.sb.packets_out);
                 let s = self.sb.on_retransmit(i, now, stamp);
                 self.stats.retransmits += 1;
+                if i == 0 {
+                    // Linux tcp_xmit_retransmit_queue: retransmitting the head restarts the
+                    // timer, giving the retransmission a whole RTO (it may sit behind a
+                    // queue the RTO estimate has not caught up with yet).
+                    self.rto_deadline = now + self.rtt.rto();
+                }
                 (s.seq, s.len, true)
             } else {
                 let wnd_end = self.snd_una + self.snd_wnd;

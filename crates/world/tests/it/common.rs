@@ -36,6 +36,18 @@ pub fn dumbbell(
     duration: &str,
     extra: &str,
 ) -> String {
+    dumbbell_with(rate, one_way_delay, queue, duration, "", extra)
+}
+
+/// [`dumbbell`] with extra keys for the bottleneck link (`link_extra`, TOML lines).
+pub fn dumbbell_with(
+    rate: &str,
+    one_way_delay: &str,
+    queue: &str,
+    duration: &str,
+    link_extra: &str,
+    extra: &str,
+) -> String {
     format!(
         r#"
 [simulation]
@@ -53,6 +65,7 @@ between = ["server", "client"]
 rate = "{rate}"
 delay = "{one_way_delay}"
 queue = {queue}
+{link_extra}
 
 {extra}
 "#

@@ -1,0 +1,12 @@
+//! End-to-end and validation tests of the world, in one binary.
+//!
+//! Each module compares a whole simulation against something independent: a closed-form
+//! model, an RFC rule, or the definition of the property.
+
+mod common;
+mod cubic_curve;
+mod determinism;
+mod mathis;
+mod reliability;
+mod rto;
+mod throughput;

@@ -1,0 +1,144 @@
+//! 12e: the retransmission timer per RFC 6298 through a 2 s outage.
+//!
+//! A 5 Mbit/s application over a 20 Mbit/s path keeps the queue empty, so RTT samples
+//! are the constant 20 ms path RTT (plus serialisation): SRTT + 4·RTTVAR stays far below
+//! the minimum RTO, and RTO = min_rto exactly. The forward link stops for 2 s at t = 5 s
+//! (the trace rate is 0; packets wait in the queue, as in an RLC buffer). Then:
+//! - the first timeout fires one RTO after the last ACK that advanced SND.UNA (§5.3:
+//!   the timer restarts on every such ACK);
+//! - each later timeout fires after twice the previous interval (§5.5 backoff);
+//! - once the link returns, ACKs flow again and the application's rate is restored.
+
+use super::common::*;
+use mmtsim_world::ColumnData;
+
+fn outage_run(min_rto: &str, max_rto: &str, outage_s: f64) -> mmtsim_world::RunOutput {
+    let dir = std::env::temp_dir().join(format!(
+        "mmtsim-rto-{}-{min_rto}-{max_rto}-{outage_s}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("outage.csv"),
+        format!("time_s,rate_mbps\n0,20\n5,0\n{},20\n", 5.0 + outage_s),
+    )
+    .unwrap();
+    let text = format!(
+        r#"
+[simulation]
+duration = "20s"
+[[nodes]]
+name = "a"
+[[nodes]]
+name = "b"
+[[links]]
+between = ["a", "b"]
+delay = "10ms"
+trace = {{ file = "outage.csv" }}
+reverse = {{ rate = "20Mbps" }}
+queue = {{ limit = "1MB" }}
+[[flows]]
+from = "a"
+to = "b"
+cc = "newreno"
+app = {{ kind = "rate", rate = "5Mbps" }}
+tcp = {{ min_rto = "{min_rto}", max_rto = "{max_rto}" }}
+"#
+    );
+    let loaded =
+        mmtsim_scenario::load_str(&text, mmtsim_scenario::Format::Toml, "rto.toml", &dir, &[])
+            .unwrap();
+    mmtsim_world::run(&loaded, &Default::default()).unwrap()
+}
+
+fn last_sample_before(out: &mmtsim_world::RunOutput, t_s: f64) -> f64 {
+    let rtt = out.table("rtt").unwrap();
+    let ColumnData::U64(t) = rtt.column("t_ns").unwrap() else {
+        panic!()
+    };
+    t.iter()
+        .map(|&x| x as f64 * 1e-9)
+        .filter(|&x| x < t_s)
+        .fold(0.0, f64::max)
+}
+
+fn rto_times(out: &mmtsim_world::RunOutput) -> Vec<f64> {
+    flow(out, 0)["rto_times_s"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect()
+}
+
+#[test]
+fn first_timeout_is_min_rto_after_the_last_ack_and_backoff_doubles() {
+    let out = outage_run("200ms", "60s", 2.0);
+    let last_ack = last_sample_before(&out, 5.5);
+    let rtos = rto_times(&out);
+    eprintln!("last ACK {last_ack:.6} s, RTOs at {rtos:?}");
+    // Outage 5–7 s: RTOs at T, T + 0.4, T + 1.2 with T = last ACK + 0.2; the next one
+    // (T + 2.8 ≈ 8.0 s) is pre-empted by ACKs arriving from 7.0 s on.
+    assert_eq!(rtos.len(), 3, "{rtos:?}");
+    let tol = 1e-6;
+    assert!(
+        (rtos[0] - (last_ack + 0.2)).abs() < tol,
+        "first RTO {} vs {}",
+        rtos[0],
+        last_ack + 0.2
+    );
+    assert!((rtos[1] - rtos[0] - 0.4).abs() < tol);
+    assert!((rtos[2] - rtos[1] - 0.8).abs() < tol);
+}
+
+#[test]
+fn a_one_second_minimum_is_honoured() {
+    let out = outage_run("1s", "60s", 2.0);
+    let last_ack = last_sample_before(&out, 5.5);
+    let rtos = rto_times(&out);
+    // T = last ACK + 1 s ≈ 6.0 s; the next (T + 2 s ≈ 8.0 s) comes after the link returns.
+    assert_eq!(rtos.len(), 1, "{rtos:?}");
+    assert!((rtos[0] - (last_ack + 1.0)).abs() < 1e-6);
+}
+
+#[test]
+fn backoff_stops_at_the_maximum_rto() {
+    // 6 s outage, max RTO 1 s: intervals 0.4, 0.8, then 1.0 s each.
+    let out = outage_run("200ms", "1s", 6.0);
+    let rtos = rto_times(&out);
+    let gaps: Vec<f64> = rtos.windows(2).map(|w| w[1] - w[0]).collect();
+    eprintln!("gaps {gaps:?}");
+    assert!(gaps.len() >= 5);
+    for (i, g) in gaps.iter().enumerate() {
+        let expected = [0.4, 0.8].get(i).copied().unwrap_or(1.0);
+        assert!((g - expected).abs() < 1e-6, "gap {i}: {g} vs {expected}");
+    }
+}
+
+#[test]
+fn the_flow_recovers_its_rate_after_the_outage() {
+    let out = outage_run("200ms", "60s", 2.0);
+    let g = out.table("goodput").unwrap();
+    let (ColumnData::F64(t), ColumnData::F64(v)) =
+        (g.column("t_s").unwrap(), g.column("goodput_mbps").unwrap())
+    else {
+        panic!()
+    };
+    let mean = |a: f64, b: f64| {
+        let s: Vec<f64> = t
+            .iter()
+            .zip(v)
+            .filter(|(t, _)| **t >= a && **t < b)
+            .map(|(_, v)| *v)
+            .collect();
+        s.iter().sum::<f64>() / s.len() as f64
+    };
+    // Nothing is delivered during the outage (bins fully inside 5.1–6.9 s)…
+    assert!(mean(5.1, 6.9) < 1e-9);
+    // …and from one second after it the 5 Mbit/s application rate is back (within 5 %).
+    let after = mean(8.0, 20.0);
+    assert!(
+        (after - 5.0).abs() < 0.25,
+        "goodput after the outage {after:.3} Mbit/s"
+    );
+}

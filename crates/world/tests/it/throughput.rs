@@ -1,0 +1,57 @@
+//! 12b: a lossless 100 Mbit/s bottleneck with a 1-BDP buffer is kept full.
+//!
+//! Capacity in goodput terms: each 1400-byte segment costs 1400 + 52 bytes on the wire
+//! (20 IP + 20 TCP + 12 timestamp option), so the most a flow can deliver is
+//! 100 Mbit/s × 1400/1452 = 96.42 Mbit/s. With a buffer of one BDP (100 Mbit/s × 20 ms =
+//! 250 kB) a window halving (NewReno) or ×0.7 cut (CUBIC) never drains the queue, so after
+//! slow start the link should stay busy: goodput ≥ 95 % of that capacity.
+
+use super::common::*;
+
+fn goodput_after(cc: &str, from_s: f64) -> (f64, f64) {
+    let s = dumbbell(
+        "100Mbps",
+        "10ms",
+        r#"{ limit = "250kB" }"#,
+        "40s",
+        &format!("[[flows]]\nfrom = \"server\"\nto = \"client\"\ncc = \"{cc}\"\n"),
+    );
+    let out = run_toml(&s);
+    let g = out.table("goodput").unwrap();
+    let (t, v) = (g.column("t_s").unwrap(), g.column("goodput_mbps").unwrap());
+    let (mmtsim_world::ColumnData::F64(t), mmtsim_world::ColumnData::F64(v)) = (t, v) else {
+        panic!()
+    };
+    let sel: Vec<f64> = t
+        .iter()
+        .zip(v)
+        .filter(|(t, _)| **t >= from_s)
+        .map(|(_, v)| *v)
+        .collect();
+    let mean = sel.iter().sum::<f64>() / sel.len() as f64;
+    let link = &out.summary["links"][0];
+    let util = link["tx_bytes"].as_f64().unwrap() * 8.0 / 40.0 / 100e6;
+    (mean, util)
+}
+
+const PAYLOAD_CAPACITY_MBPS: f64 = 100.0 * 1400.0 / 1452.0;
+
+#[test]
+fn newreno_fills_a_1_bdp_buffered_link() {
+    let (g, util) = goodput_after("newreno", 5.0);
+    eprintln!("newreno: goodput {g:.2} Mbit/s after 5 s (capacity {PAYLOAD_CAPACITY_MBPS:.2}), utilisation {util:.3}");
+    assert!(
+        g >= 0.95 * PAYLOAD_CAPACITY_MBPS,
+        "newreno goodput {g:.2} Mbit/s"
+    );
+}
+
+#[test]
+fn cubic_fills_a_1_bdp_buffered_link() {
+    let (g, util) = goodput_after("cubic", 5.0);
+    eprintln!("cubic: goodput {g:.2} Mbit/s after 5 s (capacity {PAYLOAD_CAPACITY_MBPS:.2}), utilisation {util:.3}");
+    assert!(
+        g >= 0.95 * PAYLOAD_CAPACITY_MBPS,
+        "cubic goodput {g:.2} Mbit/s"
+    );
+}
