@@ -188,10 +188,14 @@ impl Scoreboard {
             r.removed += 1;
         }
         self.retransmit_hint = self.retransmit_hint.saturating_sub(r.removed as usize);
-        self.reno_sacked = self
-            .reno_sacked
-            .saturating_sub(r.removed)
-            .min(self.packets_out.saturating_sub(1));
+        if r.removed > 0 {
+            // Linux tcp_remove_reno_sacks: one ACKed segment filled the hole, the rest had
+            // each produced a duplicate ACK.
+            self.reno_sacked = self
+                .reno_sacked
+                .saturating_sub(r.removed - 1)
+                .min(self.packets_out.saturating_sub(1));
+        }
         r
     }
 

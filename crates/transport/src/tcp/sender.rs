@@ -319,17 +319,24 @@ impl TcpSender {
         };
 
         // Duplicate ACK (RFC 5681 §2, without the window condition: the receiver never
-        // shrinks its right edge, and Linux ignores window changes here too).
+        // shrinks its right edge, and Linux ignores window changes here too). With SACK
+        // only ACKs that SACK new data count (RFC 6675 §2), so duplicates of data the
+        // receiver already had do not trigger a fast retransmit.
         let is_dup = !una_advanced
             && h.payload_bytes == 0
             && self.sb.packets_out > 0
-            && (!self.cfg.sack || sacked_n > 0 || h.sack_len == 0);
+            && (!self.cfg.sack || sacked_n > 0);
         let mut reno_delivered = 0;
         if una_advanced {
             self.dupacks = 0;
         } else if is_dup {
             self.dupacks += 1;
-            if !self.cfg.sack {
+            // Without SACK a duplicate ACK stands for one segment that left the network
+            // (Linux tcp_add_reno_sack). After an RTO that holds only for data sent beyond
+            // the recovery point (Linux tcp_process_loss): below it, duplicate ACKs answer
+            // go-back-N retransmissions the receiver already had.
+            let counts = self.cc.state() != CaState::Loss || self.snd_nxt > self.high_seq;
+            if !self.cfg.sack && counts {
                 self.sb.reno_dupack();
                 reno_delivered = 1;
                 self.rate.delivered += 1;

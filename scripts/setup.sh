@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Creates .venv (if missing), installs the pinned Python tools and dependencies, and
+# builds the mmtsim extension into it. Idempotent; the other scripts call it first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PY="${PYTHON:-python3}"
+if ! command -v "$PY" >/dev/null 2>&1; then
+    echo "setup: $PY not found; install Python 3.11 or newer (or set PYTHON=...)" >&2
+    exit 1
+fi
+if ! "$PY" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)'; then
+    echo "setup: $("$PY" --version) is too old; mmtsim needs Python 3.11 or newer" >&2
+    exit 1
+fi
+if ! command -v cargo >/dev/null 2>&1; then
+    echo "setup: cargo not found; install stable Rust (https://rustup.rs) first" >&2
+    exit 1
+fi
+
+if [ ! -x .venv/bin/python ]; then
+    echo "setup: creating .venv"
+    "$PY" -m venv .venv
+fi
+stamp=.venv/.requirements-installed
+if [ ! -f "$stamp" ] || ! cmp -s requirements-dev.txt "$stamp"; then
+    echo "setup: installing Python dependencies (requirements-dev.txt)"
+    .venv/bin/python -m pip install --quiet --upgrade pip
+    .venv/bin/python -m pip install --quiet -r requirements-dev.txt
+    cp requirements-dev.txt "$stamp"
+fi
+echo "setup: building the mmtsim extension (release)"
+VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH" .venv/bin/maturin develop --release --quiet 2>&1 \
+    | grep -vE '^(📦|🔗|🐍|📡|✏️|🛠|⚠️ Warning: .*patchelf)' || true
+.venv/bin/python -c 'import mmtsim' || { echo "setup: the mmtsim build did not import" >&2; exit 1; }
