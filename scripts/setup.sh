@@ -20,7 +20,18 @@ fi
 
 if [ ! -x .venv/bin/python ]; then
     echo "setup: creating .venv"
-    "$PY" -m venv .venv
+    if ! "$PY" -m venv .venv 2>/dev/null; then
+        rm -rf .venv
+        # Debian's python3 lacks ensurepip until python3-venv is installed.
+        if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+            echo "setup: installing python3-venv (Debian package)"
+            (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv) >/dev/null
+            "$PY" -m venv .venv
+        else
+            echo "setup: '$PY -m venv' failed; install your distribution's venv package (Debian: python3-venv)" >&2
+            exit 1
+        fi
+    fi
 fi
 stamp=.venv/.requirements-installed
 if [ ! -f "$stamp" ] || ! cmp -s requirements-dev.txt "$stamp"; then
