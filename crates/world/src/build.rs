@@ -20,6 +20,11 @@ pub(crate) struct LinkState {
     /// Index into the world's capture writers, if this link is captured.
     pub capture: Option<usize>,
     pub rate_desc: String,
+    /// Packets propagating on the wire in arrival order (constant delay keeps them FIFO),
+    /// so the event queue holds one event per link instead of one per packet.
+    pub wire: std::collections::VecDeque<(SimTime, u32)>,
+    /// A `WireHead` event for this link is scheduled.
+    pub wire_event_pending: bool,
 }
 
 pub(crate) enum FlowKind {
@@ -134,6 +139,8 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Built {
                 reverse,
                 capture,
                 rate_desc: link_rate_desc(Some(resolve::direction(link, reverse))),
+                wire: VecDeque::new(),
+                wire_event_pending: false,
             });
         }
     }

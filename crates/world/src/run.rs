@@ -53,8 +53,17 @@ impl std::error::Error for RunError {}
 enum Ev {
     FlowStart(u32),
     TxDone(u32),
-    Arrive { pkt: u32, link: u32 },
-    TcpTimer { flow: u32, receiver: bool },
+    /// A packet that left the wire's FIFO order (reordering impairment) arrives.
+    Arrive {
+        pkt: u32,
+        link: u32,
+    },
+    /// The packets at the head of a link's wire arrive.
+    WireHead(u32),
+    TcpTimer {
+        flow: u32,
+        receiver: bool,
+    },
     AppWake(u32),
     UdpSend(u32),
     Sample,
@@ -173,17 +182,21 @@ impl Sim {
                 self.links[l as usize].dir.tx_done(now, &mut self.lout);
                 self.link_output(l);
             }
-            Ev::Arrive { pkt, link } => {
-                let (reverse, capture, to) = {
-                    let ls = &self.links[link as usize];
-                    (ls.reverse, ls.capture, ls.to)
-                };
-                if reverse {
-                    if let Some(c) = capture {
-                        self.capture(c, now, pkt);
+            Ev::Arrive { pkt, link } => self.arrive(now, pkt, link),
+            Ev::WireHead(l) => {
+                self.links[l as usize].wire_event_pending = false;
+                while let Some(&(t, pkt)) = self.links[l as usize].wire.front() {
+                    if t > now {
+                        break;
                     }
+                    self.links[l as usize].wire.pop_front();
+                    self.arrive(now, pkt, l);
                 }
-                self.forward(now, pkt, to);
+                let ls = &mut self.links[l as usize];
+                if let (false, Some(&(t, _))) = (ls.wire_event_pending, ls.wire.front()) {
+                    ls.wire_event_pending = true;
+                    self.q.schedule(t, Ev::WireHead(l));
+                }
             }
             Ev::TcpTimer { flow, receiver } => self.tcp_timer(now, flow, receiver),
             Ev::AppWake(f) => {
@@ -204,6 +217,19 @@ impl Sim {
     }
 
     // ----- packets -----
+
+    fn arrive(&mut self, now: SimTime, pkt: u32, link: u32) {
+        let (reverse, capture, to) = {
+            let ls = &self.links[link as usize];
+            (ls.reverse, ls.capture, ls.to)
+        };
+        if reverse {
+            if let Some(c) = capture {
+                self.capture(c, now, pkt);
+            }
+        }
+        self.forward(now, pkt, to);
+    }
 
     fn alloc(&mut self, p: Packet) -> u32 {
         match self.free.pop() {
@@ -259,7 +285,19 @@ impl Sim {
             } else {
                 p.0
             };
-            self.q.schedule(at, Ev::Arrive { pkt: id, link: l });
+            let ls = &mut self.links[l as usize];
+            let in_order = ls.wire.back().is_none_or(|&(t, _)| t <= at);
+            if at == self.q.now() + ls.dir.delay() && in_order {
+                ls.wire.push_back((at, id));
+                if !ls.wire_event_pending {
+                    ls.wire_event_pending = true;
+                    let head = ls.wire.front().expect("just pushed").0;
+                    self.q.schedule(head, Ev::WireHead(l));
+                }
+            } else {
+                // Held back by the reordering impairment: overtaken by later packets.
+                self.q.schedule(at, Ev::Arrive { pkt: id, link: l });
+            }
         }
         if let Some(t) = out.tx_done_at.take() {
             self.q.schedule(t, Ev::TxDone(l));
