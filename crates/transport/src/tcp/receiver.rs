@@ -106,7 +106,11 @@ impl TcpReceiver {
             if let Some((tsval, _)) = h.timestamps {
                 self.ts_recent = tsval;
             }
-            out.push(self.syn_ack(now));
+            let sa = self.syn_ack(now);
+            // The SYN-ACK's window is an offer like any other: its right edge must not
+            // recede either (Linux starts rcv_wnd from it).
+            self.right_edge = self.right_edge.max(self.rcv_nxt + sa.window_field as u64);
+            out.push(sa);
             // The SYN-ACK acknowledges up to rcv_nxt: TS.Recent follows the first data.
             self.last_ack_sent = self.rcv_nxt;
             return 0;
@@ -258,8 +262,14 @@ impl TcpReceiver {
     }
 
     fn send_ack(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
-        let wnd = self.window_bytes();
-        let field = (wnd >> self.wscale).min(65_535);
+        // The free buffer is scaled down, but the window already offered is scaled *up*
+        // (Linux tcp_select_window aligns it to the scale unit): rounding it down would
+        // move the right edge left by up to 2^wscale − 1 bytes (RFC 9293 §3.8.6).
+        let free = self.cfg.rcv_buf.saturating_sub(self.ooo_bytes);
+        let offered = self.right_edge.saturating_sub(self.rcv_nxt);
+        let field = (free >> self.wscale)
+            .max(offered.div_ceil(1 << self.wscale))
+            .min(65_535);
         self.right_edge = self.rcv_nxt + (field << self.wscale);
         let mut h = TcpHeader {
             from_receiver: true,

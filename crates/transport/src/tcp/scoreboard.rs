@@ -69,9 +69,12 @@ pub struct CumAck {
     pub newly_delivered_bytes: u64,
     /// Segments removed from the queue (SACKed or not).
     pub removed: u32,
-    /// Send time of the most recently sent removed segment that was never retransmitted
-    /// (Karn's rule), for an RTT sample without timestamps.
+    /// Send time of the most recently sent newly delivered (not SACKed before) segment that
+    /// was never retransmitted, for an RTT sample without timestamps.
     pub karn_sent_at: Option<SimTime>,
+    /// Some removed segment had been retransmitted: Karn's rule allows no sample from this
+    /// ACK (Linux FLAG_RETRANS_DATA_ACKED).
+    pub retrans_acked: bool,
 }
 
 /// The scoreboard.
@@ -177,10 +180,13 @@ impl Scoreboard {
                 r.newly_delivered += 1;
                 r.newly_delivered_bytes += s.len as u64;
                 rate.on_delivered(&s.stamp, s.sent_at, s.ever_retransmitted());
+                // A segment SACKed earlier arrived then, not now: timing it to this ACK
+                // would add the time it waited for the hole below it.
+                if !s.ever_retransmitted() {
+                    r.karn_sent_at = Some(s.sent_at);
+                }
             }
-            if !s.ever_retransmitted() {
-                r.karn_sent_at = Some(s.sent_at);
-            }
+            r.retrans_acked |= s.ever_retransmitted();
             self.clear_flags(0, SACKED | LOST | RETRANS);
             self.packets_out -= 1;
             self.bytes_out -= s.len as u64;

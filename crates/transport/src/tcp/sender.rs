@@ -167,7 +167,11 @@ impl TcpSender {
     }
     /// Bytes in flight (pipe).
     pub fn bytes_in_flight(&self) -> u64 {
-        self.sb.bytes_in_flight()
+        // Without SACK each counted duplicate ACK stands for one segment that left the
+        // network, as in the segment pipe ([`Scoreboard::in_flight`]).
+        self.sb
+            .bytes_in_flight()
+            .saturating_sub(self.sb.reno_sacked as u64 * self.cfg.mss as u64)
     }
     /// SND.UNA.
     pub fn snd_una(&self) -> u64 {
@@ -309,9 +313,21 @@ impl TcpSender {
 
         let prior_in_flight = self.sb.in_flight();
         let prior_una = self.snd_una;
+        let prior_reno_sacked = self.sb.reno_sacked;
         let cum = self.sb.cum_ack(ack, &mut self.rate);
         self.snd_una = ack;
         let una_advanced = ack > prior_una;
+        // Without SACK the segments this ACK covers that had each produced a duplicate ACK
+        // were counted as delivered then: the ACK itself delivers max(acked − those, 1)
+        // (Linux tcp_remove_reno_sacks), not every segment a second time.
+        let (mut cum_delivered, mut cum_bytes) = (cum.newly_delivered, cum.newly_delivered_bytes);
+        if !self.cfg.sack && prior_reno_sacked > 0 && cum_delivered > 0 {
+            let d = cum_delivered.saturating_sub(prior_reno_sacked).max(1);
+            let counted_before = cum_delivered - d;
+            self.rate.delivered -= counted_before as u64;
+            cum_bytes = cum_bytes.saturating_sub(counted_before as u64 * self.cfg.mss as u64);
+            cum_delivered = d;
+        }
         let (sacked_n, sacked_bytes) = if self.cfg.sack {
             self.sb.apply_sack(h.sack_blocks(), &mut self.rate)
         } else {
@@ -343,10 +359,14 @@ impl TcpSender {
             }
         }
 
-        // RTT sample: TSecr echo (RFC 7323 RTTM) or Karn.
+        // RTT sample: TSecr echo (RFC 7323 RTTM) or Karn. Without timestamps an ACK that
+        // covers a retransmitted segment gives no sample at all (RFC 6298 §3, Linux
+        // FLAG_RETRANS_DATA_ACKED): it was sent when the retransmission filled the hole,
+        // so timing it from an original transmission above the hole overstates the RTT.
         let rtt_sample = if una_advanced {
             match (self.cfg.timestamps, h.timestamps) {
                 (true, Some((_, tsecr))) => Some(ticks_to_time(ts_ticks(now).wrapping_sub(tsecr))),
+                _ if cum.retrans_acked => None,
                 _ => cum.karn_sent_at.map(|t| now - t),
             }
         } else {
@@ -358,11 +378,11 @@ impl TcpSender {
         let min_rtt = (self.rtt.min_rtt() != SimTime::NEVER).then(|| self.rtt.min_rtt());
         let rate_sample = self.rate.finish_ack(now, min_rtt);
 
-        let delivered = cum.newly_delivered + sacked_n + reno_delivered;
+        let delivered = cum_delivered + sacked_n + reno_delivered;
         let sample = AckSample {
             now,
             acked: delivered,
-            acked_bytes: cum.newly_delivered_bytes + sacked_bytes,
+            acked_bytes: cum_bytes + sacked_bytes,
             rtt: rtt_sample,
             min_rtt,
             srtt: self.rtt.srtt(),
@@ -417,7 +437,9 @@ impl TcpSender {
 
         if self.cc.state() == CaState::Recovery {
             self.prr(delivered, newly_lost, una_advanced);
-        } else {
+        } else if una_advanced {
+            // Only ACKs of new data grow cwnd (RFC 5681 §3.1; Linux tcp_may_raise_cwnd
+            // requires FLAG_DATA_ACKED): a duplicate ACK, SACKing or not, does not.
             self.cc.cong_avoid(&sample);
         }
 
