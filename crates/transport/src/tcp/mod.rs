@@ -42,6 +42,8 @@ pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
+#[cfg(test)]
+mod tests;
 
 use crate::cc::CcParams;
 use mmtsim_engine::SimTime;
