@@ -54,6 +54,8 @@ pub(crate) struct FlowState {
     pub stop: SimTime,
     pub cc_name: &'static str,
     pub kind: FlowKind,
+    /// The application stopped (its `stop` time passed).
+    pub stopped: bool,
     pub delivered: u64,
     pub bins: Vec<u64>,
     pub cwnd_t_ns: Vec<u64>,
@@ -277,6 +279,7 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Built {
                 stop,
                 cc_name,
                 kind,
+                stopped: false,
                 delivered: 0,
                 bins: Vec::new(),
                 cwnd_t_ns: vec![],

@@ -52,6 +52,8 @@ impl std::error::Error for RunError {}
 #[derive(Clone, Copy, Debug)]
 enum Ev {
     FlowStart(u32),
+    /// The flow's application stops writing.
+    FlowStop(u32),
     TxDone(u32),
     /// A packet that left the wire's FIFO order (reordering impairment) arrives.
     Arrive {
@@ -135,6 +137,9 @@ pub fn run(loaded: &Loaded, ctl: &RunControl) -> Result<RunOutput, RunError> {
     };
     for (i, f) in sim.flows.iter().enumerate() {
         sim.q.schedule(f.start, Ev::FlowStart(i as u32));
+        if f.stop < sim.end {
+            sim.q.schedule(f.stop, Ev::FlowStop(i as u32));
+        }
     }
     sim.q
         .schedule_in_class(SimTime::ZERO, CLASS_LATE, Ev::Sample);
@@ -212,6 +217,13 @@ impl Sim {
             }
             Ev::UdpSend(f) => self.udp_send(now, f),
             Ev::FlowStart(f) => self.flow_start(now, f),
+            Ev::FlowStop(f) => {
+                let fl = &mut self.flows[f as usize];
+                fl.stopped = true;
+                if let FlowKind::Tcp { sender, .. } = &mut fl.kind {
+                    sender.stop_writing();
+                }
+            }
             Ev::Sample => self.take_sample(now),
         }
     }
@@ -441,6 +453,9 @@ impl Sim {
     }
 
     fn service_app(&mut self, now: SimTime, f: u32) {
+        if self.flows[f as usize].stopped {
+            return;
+        }
         let mut hdrs = std::mem::take(&mut self.hdrs);
         let FlowKind::Tcp {
             sender,
@@ -588,7 +603,7 @@ impl Sim {
                 } => {
                     let active = match completed_at {
                         Some(t) => *t - fl.start,
-                        None => end.saturating_sub(fl.start),
+                        None => stop.saturating_sub(fl.start),
                     };
                     let rtts = &sender.log.rtt_us;
                     let (mean, p95) = mean_p95(rtts);
@@ -637,7 +652,7 @@ impl Sim {
                     j["protocol"] = json!("udp");
                     j["cc"] = json!("none");
                     j["goodput_mbps"] =
-                        json!(rate_mbps(fl.delivered, end.saturating_sub(fl.start)));
+                        json!(rate_mbps(fl.delivered, stop.saturating_sub(fl.start)));
                     j["datagrams_sent"] = json!(src.sent());
                     j["datagrams_received"] = json!(sink.datagrams);
                     j["datagrams_lost"] = json!(src.sent() - sink.datagrams);

@@ -17,8 +17,11 @@
 //! - RTO per RFC 6298 (see [`rtt`]): exponential backoff, go-back-N of everything not
 //!   SACKed after a timeout (Linux `tcp_enter_loss`), slow start from cwnd = 1.
 //! - Timestamps (RFC 7323) give an RTT sample on every ACK that advances SND.UNA (TSecr
-//!   echo; µs clock); without them, Karn's rule on the send time of the newest newly ACKed
-//!   segment never retransmitted.
+//!   echo; µs clock); without them, Karn's rule: the send time of the newest newly ACKed
+//!   segment, and no sample at all from an ACK that covers a retransmission. A handshake
+//!   that lost its SYN and gave no sample starts data with a 3 s RTO (RFC 6298 §5.7), and
+//!   after more than one SYN retransmission with cwnd = 1 (Linux).
+//! - No segment is cut to fit the peer's window (sender-side silly-window avoidance).
 //! - Advertised window from the receive buffer minus out-of-order data, with window
 //!   scaling; the receiving application reads immediately.
 //! - Delayed ACKs (off by default as in the studies): an ACK for every second full-sized

@@ -25,6 +25,9 @@ use mmtsim_engine::SimTime;
 
 /// Initial RTO before any sample (RFC 6298 §2.1).
 pub const INITIAL_RTO: SimTime = SimTime::from_secs(1);
+/// RTO once data starts after a handshake whose SYN or SYN-ACK was lost and that gave no RTT
+/// sample (RFC 6298 §5.7; Linux `TCP_TIMEOUT_FALLBACK`).
+pub const FALLBACK_RTO: SimTime = SimTime::from_secs(3);
 /// Clock granularity G (µs timestamp clock).
 pub const CLOCK_GRANULARITY: SimTime = SimTime::from_us(1);
 
@@ -37,6 +40,8 @@ pub struct RttEstimator {
     latest: SimTime,
     min_rto: SimTime,
     max_rto: SimTime,
+    /// RTO before the first sample: [`INITIAL_RTO`], or [`FALLBACK_RTO`] after SYN loss.
+    initial_rto: SimTime,
     /// Number of consecutive backoffs (RFC 6298 §5.5).
     backoff: u32,
 }
@@ -51,8 +56,16 @@ impl RttEstimator {
             latest: SimTime::ZERO,
             min_rto,
             max_rto,
+            initial_rto: INITIAL_RTO,
             backoff: 0,
         }
+    }
+
+    /// The handshake lost a SYN or SYN-ACK and gave no sample: data starts with a 3 s RTO
+    /// and no backoff (RFC 6298 §5.7, as Linux `tcp_init_metrics`).
+    pub fn use_fallback_rto(&mut self) {
+        self.initial_rto = FALLBACK_RTO;
+        self.backoff = 0;
     }
 
     /// Feeds one RTT measurement; clears the backoff (§5.7).
@@ -78,7 +91,7 @@ impl RttEstimator {
     /// The base RTO (without backoff), clamped to the bounds.
     pub fn base_rto(&self) -> SimTime {
         let raw = match self.srtt {
-            None => INITIAL_RTO,
+            None => self.initial_rto,
             Some(srtt) => srtt + CLOCK_GRANULARITY.max(SimTime(4 * self.rttvar.0)),
         };
         raw.max(self.min_rto).min(self.max_rto)
@@ -187,6 +200,20 @@ mod tests {
         );
         e.on_sample(SimTime::from_ms(10));
         assert_eq!(e.rto(), SimTime::from_ms(200));
+    }
+
+    #[test]
+    fn syn_loss_without_a_sample_falls_back_to_three_seconds() {
+        // RFC 6298 §5.7: after two SYN timeouts (1 s, then 2 s backed off) data starts with
+        // RTO = 3 s, not the backed-off 4 s; the first sample replaces it.
+        let mut e = est();
+        e.back_off();
+        e.back_off();
+        assert_eq!(e.rto(), SimTime::from_secs(4));
+        e.use_fallback_rto();
+        assert_eq!(e.rto(), SimTime::from_secs(3));
+        e.on_sample(SimTime::from_ms(100));
+        assert_eq!(e.rto(), SimTime::from_ms(300));
     }
 
     #[test]

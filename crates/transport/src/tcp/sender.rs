@@ -242,6 +242,12 @@ impl TcpSender {
         self.rto_deadline = now + self.rtt.rto();
     }
 
+    /// The application stops: nothing beyond what was already sent will be sent (pending
+    /// retransmissions still are).
+    pub fn stop_writing(&mut self) {
+        self.app_end = self.app_end.min(self.snd_nxt.max(1));
+    }
+
     /// The application has written data up to total `written` bytes (monotone).
     pub fn set_app_end(&mut self, now: SimTime, written: u64, out: &mut Vec<TcpHeader>) {
         let end = written + 1;
@@ -290,8 +296,14 @@ impl TcpSender {
             _ if !self.syn_retransmitted => Some(now - self.syn_sent_at),
             _ => None,
         };
-        if let Some(r) = sample {
-            self.record_rtt(now, r);
+        match sample {
+            Some(r) => self.record_rtt(now, r),
+            None => self.rtt.use_fallback_rto(),
+        }
+        if self.stats.syn_retransmits > 1 {
+            // Linux tcp_init_transfer: after repeated SYN loss start from one segment
+            // (RFC 5681 §3.1 asks for this after any SYN loss).
+            self.cc.set_cwnd(1);
         }
         self.rto_deadline = SimTime::NEVER;
         self.last_send = now;
@@ -570,11 +582,15 @@ impl TcpSender {
                 let wnd_end = self.snd_una + self.snd_wnd;
                 let room = wnd_end.saturating_sub(self.snd_nxt);
                 let avail = self.app_end.saturating_sub(self.snd_nxt);
-                let len = (self.cfg.mss as u64).min(avail).min(room) as u32;
+                let len = (self.cfg.mss as u64).min(avail) as u32;
                 if len == 0 {
-                    if avail == 0 {
-                        self.rate.mark_app_limited(self.sb.in_flight());
-                    }
+                    self.rate.mark_app_limited(self.sb.in_flight());
+                    break;
+                }
+                if len as u64 > room {
+                    // Never cut a segment to fit the window (sender-side silly-window
+                    // avoidance, RFC 9293 §3.8.6.2.1; Linux tcp_snd_wnd_test): wait for the
+                    // window to open. The receiver always reads, so it will.
                     break;
                 }
                 if self.sb.packets_out == 0 {

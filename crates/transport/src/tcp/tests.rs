@@ -1370,3 +1370,92 @@ fn test_ts_ticks_are_microseconds() {
     assert_eq!(ts_ticks(ms(1)), 1000);
     assert_eq!(ts_ticks(us((1 << 32) + 5)), 5);
 }
+
+// ----- handshake losses, silly-window avoidance, stopping -----
+
+#[test]
+fn test_syn_sent_lost_syns_give_a_3s_rto_and_one_segment_window() {
+    // Two SYN timeouts (at 1 s and 3 s), SYN-ACK for the third SYN at 7.1 s. Without
+    // timestamps Karn forbids a sample from a retransmitted SYN, so data starts with the
+    // RFC 6298 §5.7 fallback RTO of 3 s (not the backed-off 4 s), and — more than one SYN
+    // retransmission, as Linux's tcp_init_transfer counts — with cwnd = 1 segment.
+    let mut s = TcpSender::new(cfg(), false, SimTime::ZERO);
+    let mut out = vec![];
+    s.set_app_end(SimTime::ZERO, BIG, &mut out);
+    s.connect(SimTime::ZERO, &mut out);
+    timer(&mut s, ms(1000));
+    timer(&mut s, ms(3000));
+    let mut out = vec![];
+    s.on_segment(ms(7100), &default_syn_ack(&cfg()), &mut out);
+    assert_eq!(s.state(), SenderState::Established);
+    assert_eq!(s.rtt().srtt(), None);
+    assert_eq!(s.rtt().rto(), ms(3000));
+    assert_eq!(sent(&out), news(0..1));
+    assert_eq!(s.next_deadline(), ms(7100 + 3000));
+}
+
+#[test]
+fn test_syn_sent_one_lost_syn_keeps_the_initial_window() {
+    // One SYN retransmission: Linux keeps the initial window (it cuts only after more than
+    // one), and the RTO still falls back to 3 s for lack of a sample.
+    let mut s = TcpSender::new(cfg(), false, SimTime::ZERO);
+    let mut out = vec![];
+    s.set_app_end(SimTime::ZERO, BIG, &mut out);
+    s.connect(SimTime::ZERO, &mut out);
+    timer(&mut s, ms(1000));
+    let mut out = vec![];
+    s.on_segment(ms(1100), &default_syn_ack(&cfg()), &mut out);
+    assert_eq!(sent(&out), news(0..10));
+    assert_eq!(s.rtt().rto(), ms(3000));
+}
+
+#[test]
+fn test_established_never_cuts_a_segment_to_fit_the_window() {
+    // Window field 1500 << 3 = 12 000 B from SND.UNA = 1: room for 12 full segments, 10 are
+    // sent (cwnd). ACK of segment 0 moves the right edge to 1001 + 12 000 = 13 001 with
+    // SND.NXT = 10 001: room 3000 B → 3 segments would fit but cwnd 11, pipe 9 allows 2.
+    // Then the ACK of segment 1 with 1350 << 3 = 10 800 B from 2001: right edge 12 801,
+    // SND.NXT = 12 001, room 800 B while cwnd (12) and pipe (10) would allow two segments.
+    // The 800 B are not filled with a runt segment (RFC 9293 §3.8.6.2.1).
+    let sa = syn_ack(12_000, Some(3), None);
+    let (mut s, out) = connect_with(cfg(), BIG, &sa);
+    assert_eq!(sent(&out), news(0..10));
+    let mut a = ack(seg(1));
+    a.window_field = 1500;
+    let out = recv(&mut s, ms(200), &a);
+    assert_eq!(sent(&out), news(10..12));
+    let mut a = ack(seg(2));
+    a.window_field = 1350;
+    let out = recv(&mut s, ms(201), &a);
+    assert!(
+        out.iter().all(|h| h.payload_bytes == 0),
+        "no data segment fits whole"
+    );
+    assert_eq!(s.snd_nxt(), seg(12));
+    // One more MSS of window (1475 << 3 = 11 800 B, right edge 13 801): segment 12 goes.
+    let mut a = ack(seg(2));
+    a.window_field = 1475;
+    let out = recv(&mut s, ms(202), &a);
+    assert_eq!(sent(&out), news(12..13));
+}
+
+#[test]
+fn test_established_stop_writing_sends_nothing_new() {
+    // The application stops after the initial window went out: ACKs no longer release new
+    // segments, but a loss is still repaired.
+    let (mut s, _) = established_sender(cfg());
+    s.stop_writing();
+    let out = recv(&mut s, ms(200), &ack(seg(1)));
+    assert!(sent(&out).is_empty());
+    assert_eq!(s.snd_nxt(), seg(10));
+    // Three duplicate ACKs with SACK of segments 2..5: segment 1 is retransmitted.
+    let mut all = vec![];
+    for k in 3..6 {
+        all.extend(sent(&recv(
+            &mut s,
+            ms(201),
+            &ack_with_sack(seg(1), &[(seg(2), seg(k))]),
+        )));
+    }
+    assert_eq!(all, vec![rtx(1)]);
+}

@@ -55,3 +55,52 @@ fn cubic_fills_a_1_bdp_buffered_link() {
         "cubic goodput {g:.2} Mbit/s"
     );
 }
+
+#[test]
+fn a_stopped_bulk_flow_sends_nothing_new_and_a_later_flow_takes_the_link() {
+    // Flow 0 runs 0–10 s, flow 1 starts at 10 s: after the stop (and the ~1 RTT drain of
+    // what was in flight) the second flow has the link to itself.
+    let s = dumbbell(
+        "100Mbps",
+        "10ms",
+        r#"{ limit = "250kB" }"#,
+        "20s",
+        r#"
+[[flows]]
+from = "server"
+to = "client"
+stop = "10s"
+[[flows]]
+from = "server"
+to = "client"
+start = "10s"
+"#,
+    );
+    let out = run_toml(&s);
+    let g = out.table("goodput").unwrap();
+    let (
+        mmtsim_world::ColumnData::U32(f),
+        mmtsim_world::ColumnData::F64(t),
+        mmtsim_world::ColumnData::F64(v),
+    ) = (
+        g.column("flow").unwrap(),
+        g.column("t_s").unwrap(),
+        g.column("goodput_mbps").unwrap(),
+    )
+    else {
+        panic!()
+    };
+    let late0: f64 = f
+        .iter()
+        .zip(t)
+        .zip(v)
+        .filter(|((f, t), _)| **f == 0 && **t >= 10.5)
+        .map(|(_, v)| *v)
+        .sum();
+    assert_eq!(late0, 0.0, "flow 0 delivered after it stopped");
+    let g1 = flow(&out, 1)["goodput_mbps"].as_f64().unwrap();
+    assert!(g1 > 0.9 * PAYLOAD_CAPACITY_MBPS, "flow 1 {g1}");
+    // Goodput of flow 0 is over its 10 s of activity, not the 20 s run.
+    let g0 = flow(&out, 0)["goodput_mbps"].as_f64().unwrap();
+    assert!(g0 > 0.9 * PAYLOAD_CAPACITY_MBPS, "flow 0 {g0}");
+}
