@@ -40,7 +40,11 @@ if [ ! -f "$stamp" ] || ! cmp -s requirements-dev.txt "$stamp"; then
     .venv/bin/python -m pip install --quiet -r requirements-dev.txt
     cp requirements-dev.txt "$stamp"
 fi
-echo "setup: building the mmtsim extension (release)"
-VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH" .venv/bin/maturin develop --release --quiet 2>&1 \
-    | grep -vE '^(📦|🔗|🐍|📡|✏️|🛠|⚠️ Warning: .*patchelf)' || true
+echo "setup: building the mmtsim extension (release; log in .venv/build.log)"
+if ! VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH" \
+        .venv/bin/maturin develop --release > .venv/build.log 2>&1; then
+    tail -n 40 .venv/build.log >&2
+    echo "setup: building the extension failed (full log: .venv/build.log)" >&2
+    exit 1
+fi
 .venv/bin/python -c 'import mmtsim' || { echo "setup: the mmtsim build did not import" >&2; exit 1; }
