@@ -55,7 +55,7 @@ fn parse_quantity(s: &str, units: &[(&str, u64)], what: &str) -> Result<u64, Str
         let frac: u128 = frac_part.parse().map_err(|_| too_big())?;
         let denom = 10u128.pow(frac_part.len() as u32);
         let scaled = frac * scale as u128;
-        if scaled % denom != 0 {
+        if !scaled.is_multiple_of(denom) {
             return Err(format!(
                 "invalid {what} \"{s}\": not a whole number of {}",
                 units[0].0
@@ -69,7 +69,7 @@ fn parse_quantity(s: &str, units: &[(&str, u64)], what: &str) -> Result<u64, Str
 fn format_quantity(v: u64, units: &[(&str, u64)]) -> String {
     // Largest unit that divides exactly, so formatting round-trips.
     for (name, scale) in units.iter().rev() {
-        if v != 0 && v % scale == 0 {
+        if v != 0 && v.is_multiple_of(*scale) {
             return format!("{}{}", v / scale, name);
         }
     }

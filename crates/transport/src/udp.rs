@@ -35,7 +35,7 @@ impl UdpSource {
         self.rate.tx_time(self.wire_bytes() as u64)
     }
     /// The next datagram.
-    pub fn next(&mut self) -> UdpHeader {
+    pub fn next_datagram(&mut self) -> UdpHeader {
         let h = UdpHeader {
             seq: self.next_seq,
             payload_bytes: self.payload_bytes,

@@ -514,7 +514,7 @@ impl Sim {
         let FlowKind::Udp { src, .. } = &mut fl.kind else {
             return;
         };
-        let h: UdpHeader = src.next();
+        let h: UdpHeader = src.next_datagram();
         let (wire, interval) = (src.wire_bytes(), src.interval());
         let pkt = Packet {
             flow: f,

@@ -243,10 +243,9 @@ impl CongestionControl for Cubic {
             && !self.hystart.found
             && w.in_slow_start()
             && w.cwnd >= self.hystart.params.low_window
+            && self.hystart.update(s, delay_us, self.delay_min_us)
         {
-            if self.hystart.update(s, delay_us, self.delay_min_us) {
-                w.ssthresh = w.cwnd;
-            }
+            w.ssthresh = w.cwnd;
         }
     }
 

@@ -9,15 +9,13 @@
 use super::common::*;
 
 fn newreno_goodput(p: f64, seed: u64) -> f64 {
-    let extra = format!(
-        r#"
+    let extra = r#"
 [[flows]]
 from = "server"
 to = "client"
 cc = "newreno"
-tcp = {{ sack = false }}
-"#
-    );
+tcp = { sack = false }
+"#;
     let loss = format!("loss = {{ kind = \"bernoulli\", p = {p} }}");
     let s = dumbbell_with(
         "1Gbps",
@@ -25,7 +23,7 @@ tcp = {{ sack = false }}
         r#"{ limit = "10MB" }"#,
         "200s",
         &loss,
-        &extra,
+        extra,
     );
     let out = run_seed(&s, seed);
     flow(&out, 0)["goodput_mbps"].as_f64().unwrap()
