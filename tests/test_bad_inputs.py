@@ -41,7 +41,7 @@ CASES = [
     ("unknown-cc", ('cc = "cubic"', 'cc = "cubicc"'),
      ["flows[0].cc", 'unknown congestion control "cubicc"', 'did you mean "cubic"?']),
     ("mss-too-small", ('cc = "cubic"', 'cc = "cubic"\ntcp = { mss = "100B" }'),
-     ["flows[0].tcp.mss", '"100B"', "536B to 64KiB"]),
+     ["flows[0].tcp.mss", '"100B"', "536B to 65483B"]),
     ("flow-starts-after-end", ('cc = "cubic"', 'cc = "cubic"\nstart = "5s"'),
      ["flows[0].start", '"5s" is not before the end of the run']),
     ("udp-with-tcp-app", ('cc = "cubic"', 'protocol = "udp"'),
@@ -56,6 +56,19 @@ CASES = [
      ["not valid TOML (line 2)"]),
     ("queue-limit-zero", ('queue = { limit = "125kB" }', 'queue = { limit = "0B" }'),
      ["links[0].queue.limit", '"0B"', "must be positive"]),
+    ("link-name-escaping-the-run-folder", ('between = ["server", "client"]',
+                                           'name = "../../x"\nbetween = ["server", "client"]'),
+     ["links[0].name", '"../../x"', "letters, digits"]),
+    ("duplicate-flow-names", ('cc = "cubic"', 'cc = "cubic"\nname = "f"\n\n[[flows]]\nname = "f"\nfrom = "server"\nto = "client"'),
+     ["flows[1].name", 'flow name "f" is already used by flows[0]']),
+    ("mss-too-large", ('cc = "cubic"', 'cc = "cubic"\ntcp = { mss = "64KiB" }'),
+     ["flows[0].tcp.mss", '"64KiB"', "536B to 65483B"]),
+    ("goodput-bin-too-fine", ("seed = 1", 'seed = 1\n[metrics]\ngoodput_bin = "1ns"'),
+     ["metrics.goodput_bin", "2000000000 bins", "at most 10000000"]),
+    ("positional-array-for-a-table", ('[simulation]\nduration = "2s"\nseed = 1', 'simulation = ["2s", 1]'),
+     ["simulation", "expected a table"]),
+    ("duration-too-large", ('duration = "2s"', 'duration = "99999999999999min"'),
+     ["simulation.duration", "too large (at most 1000000s)"]),
 ]
 
 

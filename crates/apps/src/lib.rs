@@ -129,7 +129,12 @@ impl TcpApp {
                     self.written += size;
                     let gap = if poisson {
                         let u: f64 = self.rng.random::<f64>();
-                        SimTime((-(1.0 - u).ln() * interval.ns() as f64).round().max(1.0) as u64)
+                        // libm's ln, not the platform's: the same bits on every machine.
+                        SimTime(
+                            (-libm::log(1.0 - u) * interval.ns() as f64)
+                                .round()
+                                .max(1.0) as u64,
+                        )
                     } else {
                         interval
                     };

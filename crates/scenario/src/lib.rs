@@ -15,6 +15,7 @@
 
 pub mod model;
 pub mod overrides;
+mod positional;
 pub mod resolve;
 pub mod units;
 pub mod validate;
@@ -117,9 +118,11 @@ pub fn load_str(
             messages: vec![format!("{origin}: --set {o}: {m}")],
         })?;
     }
+    positional::refuse_arrays_for_tables(&tree, "")
+        .map_err(|(p, m)| ScenarioError::one(origin, &p, m))?;
     let scenario: Scenario = serde_path_to_error::deserialize(tree).map_err(|e| {
         let path = e.path().to_string();
-        let msg = suggest(&e.inner().to_string());
+        let msg = suggest(e.inner().message());
         ScenarioError::one(origin, &path, msg)
     })?;
     let traces = validate::validate(&scenario, base_dir).map_err(|errs| ScenarioError {

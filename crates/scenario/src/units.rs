@@ -77,7 +77,7 @@ fn format_quantity(v: u64, units: &[(&str, u64)]) -> String {
 }
 
 macro_rules! quantity {
-    ($name:ident, $what:literal, $units:expr, $pattern:literal, $doc:literal) => {
+    ($name:ident, $what:literal, $units:expr, $max:expr, $pattern:literal, $doc:literal) => {
         #[doc = $doc]
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub struct $name(pub u64);
@@ -85,9 +85,24 @@ macro_rules! quantity {
         impl $name {
             /// Unit table: (suffix, base units per suffix).
             pub const UNITS: &'static [(&'static str, u64)] = $units;
+            /// Largest accepted value, in base units: far beyond any meaningful scenario, and
+            /// small enough that sums of a few such values cannot overflow.
+            pub const MAX: u64 = $max;
             /// Parses a string such as the scenario files hold.
             pub fn parse(s: &str) -> Result<Self, String> {
-                parse_quantity(s, Self::UNITS, $what).map($name)
+                let too_large = || {
+                    format!(
+                        "invalid {} \"{s}\": too large (at most {})",
+                        $what,
+                        format_quantity(Self::MAX, Self::UNITS)
+                    )
+                };
+                let v = parse_quantity(s, Self::UNITS, $what)
+                    .map_err(|e| if e.ends_with("too large") { too_large() } else { e })?;
+                if v > Self::MAX {
+                    return Err(too_large());
+                }
+                Ok($name(v))
             }
         }
 
@@ -159,6 +174,8 @@ quantity!(
         ("s", 1_000_000_000),
         ("min", 60_000_000_000)
     ],
+    // 10^6 s (about 11.6 days).
+    1_000_000_000_000_000,
     "^[0-9]+(\\.[0-9]+)?(ns|us|ms|s|min)$",
     "A duration: a number and one of ns, us, ms, s, min (e.g. \"10ms\")."
 );
@@ -171,6 +188,8 @@ quantity!(
         ("Mbps", 1_000_000),
         ("Gbps", 1_000_000_000)
     ],
+    // 1 Pbit/s.
+    1_000_000_000_000_000,
     "^[0-9]+(\\.[0-9]+)?(bps|kbps|Mbps|Gbps)$",
     "A data rate: a number and one of bps, kbps, Mbps, Gbps (e.g. \"1Gbps\")."
 );
@@ -186,6 +205,8 @@ quantity!(
         ("GB", 1_000_000_000),
         ("GiB", 1_073_741_824)
     ],
+    // 1 PB.
+    1_000_000_000_000_000,
     "^[0-9]+(\\.[0-9]+)?(B|kB|KiB|MB|MiB|GB|GiB)$",
     "A size in bytes: a number and one of B, kB, MB, GB, KiB, MiB, GiB (e.g. \"1.4kB\")."
 );
@@ -235,6 +256,22 @@ mod tests {
         }
         let e = Duration::parse("10 sec").unwrap_err();
         assert!(e.contains("unknown unit"), "{e}");
+    }
+
+    #[test]
+    fn refuses_values_beyond_the_maximum() {
+        assert!(Duration::parse("1000000s").is_ok());
+        let e = Duration::parse("1000001s").unwrap_err();
+        assert!(e.contains("too large (at most 1000000s)"), "{e}");
+        assert!(Duration::parse("99999999999999min")
+            .unwrap_err()
+            .contains("too large"));
+        assert!(Size::parse("18446744073709551615B")
+            .unwrap_err()
+            .contains("too large"));
+        assert!(Rate::parse("99999999999Gbps")
+            .unwrap_err()
+            .contains("too large"));
     }
 
     #[test]

@@ -107,6 +107,16 @@ pub fn validate(s: &Scenario, base_dir: &Path) -> Result<Traces, Errs> {
                 format!("link name \"{name}\" is used twice"),
             ));
         }
+        // Link names become capture file names: keep them to a portable, path-free set.
+        if !is_safe_name(&name) {
+            errs.push((
+                format!("{p}.name"),
+                format!(
+                    "\"{name}\": a link name (default \"<a>-<b>\" from its nodes) must be 1 to 64 \
+                     letters, digits, '_', '-', '.' or '#', not starting with '.'"
+                ),
+            ));
+        }
         if let Some(m) = l.mtu {
             if m.0 < 68 || m.0 > 65_535 {
                 errs.push((
@@ -232,6 +242,8 @@ pub fn validate(s: &Scenario, base_dir: &Path) -> Result<Traces, Errs> {
     }
 
     // Flows.
+    let mut total_flows = 0u64;
+    let mut flow_names: BTreeMap<String, usize> = BTreeMap::new();
     if s.flows.is_empty() {
         errs.push(("flows".into(), "no flows defined".into()));
     }
@@ -260,6 +272,25 @@ pub fn validate(s: &Scenario, base_dir: &Path) -> Result<Traces, Errs> {
         }
         if f.count == 0 {
             errs.push((format!("{p}.count"), "0: expected at least 1".into()));
+        }
+        total_flows += f.count as u64;
+        let base = f.name.clone().unwrap_or_else(|| format!("flow{fi}"));
+        let expanded: Vec<String> = if f.count > 1 {
+            (0..f.count.min(MAX_FLOWS as u32))
+                .map(|k| format!("{base}#{k}"))
+                .collect()
+        } else {
+            vec![base]
+        };
+        for n in expanded {
+            // Names key the flows' random streams and label their results.
+            if let Some(other) = flow_names.insert(n.clone(), fi) {
+                errs.push((
+                    format!("{p}.name"),
+                    format!("flow name \"{n}\" is already used by flows[{other}]"),
+                ));
+                break;
+            }
         }
         if f.start.0 >= dur && dur > 0 {
             errs.push((
@@ -323,10 +354,14 @@ pub fn validate(s: &Scenario, base_dir: &Path) -> Result<Traces, Errs> {
         }
         if f.protocol == Protocol::Tcp {
             let t = &f.tcp;
-            if t.mss.0 < 536 || t.mss.0 > 65_536 {
+            if t.mss.0 < MIN_MSS || t.mss.0 > MAX_MSS {
                 errs.push((
                     format!("{p}.tcp.mss"),
-                    format!("\"{}\": expected 536B to 64KiB", t.mss),
+                    format!(
+                        "\"{}\": expected {MIN_MSS}B to {MAX_MSS}B (the largest payload an IPv4 \
+                         datagram carries with TCP timestamps)",
+                        t.mss
+                    ),
                 ));
             }
             if t.initial_cwnd == 0 {
@@ -375,11 +410,64 @@ pub fn validate(s: &Scenario, base_dir: &Path) -> Result<Traces, Errs> {
             ));
         }
     }
+    if total_flows > MAX_FLOWS {
+        errs.push((
+            "flows".into(),
+            format!("{total_flows} flows in all (with `count`): at most {MAX_FLOWS}"),
+        ));
+    }
+    // Bound the time series a run keeps, so a typo such as goodput_bin = "1ns" is an error
+    // rather than an out-of-memory abort.
+    if s.metrics.goodput_bin.0 > 0 {
+        let bins = dur / s.metrics.goodput_bin.0;
+        if bins > MAX_BINS_PER_FLOW {
+            errs.push((
+                "metrics.goodput_bin".into(),
+                format!(
+                    "\"{}\" makes {bins} bins per flow over {}: at most {MAX_BINS_PER_FLOW}",
+                    s.metrics.goodput_bin, s.simulation.duration
+                ),
+            ));
+        }
+    }
+    if s.metrics.sample_interval.0 > 0 {
+        let series = 2 * s.links.len() as u64 + total_flows;
+        let rows = (dur / s.metrics.sample_interval.0).saturating_mul(series);
+        if rows > MAX_SAMPLE_ROWS {
+            errs.push((
+                "metrics.sample_interval".into(),
+                format!(
+                    "\"{}\" makes {rows} sampled rows ({series} series over {}): at most \
+                     {MAX_SAMPLE_ROWS}",
+                    s.metrics.sample_interval, s.simulation.duration
+                ),
+            ));
+        }
+    }
     if errs.is_empty() {
         Ok(traces)
     } else {
         Err(errs)
     }
+}
+
+/// Smallest MSS (RFC 9293's 536-byte default).
+pub const MIN_MSS: u64 = 536;
+/// Largest MSS: 65 535-byte IPv4 datagram − 20 IP − 20 TCP − 12 timestamp option bytes.
+pub const MAX_MSS: u64 = 65_483;
+/// Most flows in one run (after `count`).
+pub const MAX_FLOWS: u64 = 100_000;
+/// Most goodput bins per flow.
+pub const MAX_BINS_PER_FLOW: u64 = 10_000_000;
+/// Most rows of the sampled time series (cwnd and queue occupancy) together.
+pub const MAX_SAMPLE_ROWS: u64 = 50_000_000;
+
+fn is_safe_name(n: &str) -> bool {
+    !n.is_empty()
+        && n.len() <= 64
+        && !n.starts_with('.')
+        && n.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '#'))
 }
 
 fn reachable(adj: &[Vec<usize>], a: usize, b: usize) -> bool {

@@ -25,6 +25,10 @@ pub(crate) struct LinkState {
     pub wire: std::collections::VecDeque<(SimTime, u32)>,
     /// A `WireHead` event for this link is scheduled.
     pub wire_event_pending: bool,
+    /// Sum, count and maximum of the sampled queue occupancy (bytes).
+    pub occupancy_sum: u128,
+    pub occupancy_samples: u64,
+    pub occupancy_max: u64,
 }
 
 // One per flow, so the size difference costs nothing; boxing TCP would add an indirection
@@ -44,9 +48,42 @@ pub(crate) enum FlowKind {
     Udp {
         src: UdpSource,
         sink: UdpSink,
-        owd_t_ns: Vec<u64>,
-        owd_us: Vec<u32>,
+        owd: DelaySamples,
     },
+}
+
+/// One-way delays of a UDP flow: running statistics always, every sample on request.
+pub(crate) struct DelaySamples {
+    pub keep: bool,
+    pub t_ns: Vec<u64>,
+    pub us: Vec<u32>,
+    pub count: u64,
+    pub sum_us: u64,
+    pub min_us: u32,
+}
+
+impl DelaySamples {
+    fn new(keep: bool) -> Self {
+        DelaySamples {
+            keep,
+            t_ns: vec![],
+            us: vec![],
+            count: 0,
+            sum_us: 0,
+            min_us: u32::MAX,
+        }
+    }
+
+    pub fn record(&mut self, now: SimTime, delay: SimTime) {
+        let us = (delay.ns() / 1_000).min(u32::MAX as u64) as u32;
+        self.count += 1;
+        self.sum_us += us as u64;
+        self.min_us = self.min_us.min(us);
+        if self.keep {
+            self.t_ns.push(now.ns());
+            self.us.push(us);
+        }
+    }
 }
 
 pub(crate) struct FlowState {
@@ -60,6 +97,8 @@ pub(crate) struct FlowState {
     /// The application stopped (its `stop` time passed).
     pub stopped: bool,
     pub delivered: u64,
+    /// Bytes delivered up to the flow's stop time (what its goodput counts).
+    pub delivered_by_stop: u64,
     pub bins: Vec<u64>,
     pub cwnd_t_ns: Vec<u64>,
     pub cwnd_bytes: Vec<u64>,
@@ -91,12 +130,13 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Built {
     let s = &l.scenario;
     let rng = RngStreams::new(seed);
     let nodes: Vec<String> = s.nodes.iter().map(|n| n.name.clone()).collect();
-    let node_index = |name: &str| {
-        nodes
-            .iter()
-            .position(|n| n == name)
-            .expect("validated node reference") as u32
-    };
+    let index: std::collections::BTreeMap<&str, u32> = nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i as u32))
+        .collect();
+    let node_index = |name: &str| *index.get(name).expect("validated node reference");
+    let mut link_from: Vec<u32> = Vec::new();
 
     let mut links = Vec::new();
     let mut captured_links = Vec::new();
@@ -137,6 +177,7 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Built {
                 rng.stream(&format!("link/{name}/{tag}/loss")),
                 rng.stream(&format!("link/{name}/{tag}/impair")),
             );
+            link_from.push(if reverse { ends[1] } else { ends[0] });
             links.push(LinkState {
                 dir,
                 to: if reverse { ends[0] } else { ends[1] },
@@ -146,39 +187,32 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Built {
                 rate_desc: link_rate_desc(Some(resolve::direction(link, reverse))),
                 wire: VecDeque::new(),
                 wire_event_pending: false,
+                occupancy_sum: 0,
+                occupancy_samples: 0,
+                occupancy_max: 0,
             });
         }
     }
 
-    // Static shortest-hop routes: BFS from every destination over reversed edges.
+    // Static shortest-hop routes: a BFS from every destination over reversed edges,
+    // O(nodes · (nodes + links)). Ties go to the link direction found first (lower index).
     let n = nodes.len();
     let mut route = vec![u32::MAX; n * n];
-    let mut out_edges: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n]; // node -> (link dir, to)
+    let mut in_edges: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n]; // node -> (from, link dir)
     for (i, ls) in links.iter().enumerate() {
-        let from = {
-            let li = i / 2;
-            let ends = [
-                node_index(&s.links[li].between[0]),
-                node_index(&s.links[li].between[1]),
-            ];
-            if ls.reverse {
-                ends[1]
-            } else {
-                ends[0]
-            }
-        };
-        out_edges[from as usize].push((i as u32, ls.to));
+        in_edges[ls.to as usize].push((link_from[i], i as u32));
     }
+    let mut dist = vec![u32::MAX; n];
+    let mut q = VecDeque::with_capacity(n);
     for dst in 0..n {
-        let mut dist = vec![u32::MAX; n];
+        dist.fill(u32::MAX);
         dist[dst] = 0;
-        let mut q = VecDeque::from([dst]);
+        q.clear();
+        q.push_back(dst);
         while let Some(v) = q.pop_front() {
-            for u in 0..n {
-                if dist[u] != u32::MAX {
-                    continue;
-                }
-                if let Some(&(ld, _)) = out_edges[u].iter().find(|&&(_, to)| to as usize == v) {
+            for &(u, ld) in &in_edges[v] {
+                let u = u as usize;
+                if dist[u] == u32::MAX {
                     dist[u] = dist[v] + 1;
                     route[u * n + dst] = ld;
                     q.push_back(u);
@@ -239,7 +273,8 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Built {
                         cfg.mss as u64,
                         rng.stream(&format!("flow/{name}/app")),
                     );
-                    let sender = TcpSender::new(cfg.clone(), log_changes, start);
+                    let mut sender = TcpSender::new(cfg.clone(), log_changes, start);
+                    sender.log.keep_rtt_samples = s.metrics.rtt;
                     let receiver = TcpReceiver::new(cfg);
                     (
                         FlowKind::Tcp {
@@ -267,8 +302,7 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Built {
                         FlowKind::Udp {
                             src: UdpSource::new(payload, rate),
                             sink: UdpSink::default(),
-                            owd_t_ns: vec![],
-                            owd_us: vec![],
+                            owd: DelaySamples::new(s.metrics.rtt),
                         },
                         "none",
                     )
@@ -284,6 +318,7 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Built {
                 kind,
                 stopped: false,
                 delivered: 0,
+                delivered_by_stop: 0,
                 bins: Vec::new(),
                 cwnd_t_ns: vec![],
                 cwnd_bytes: vec![],

@@ -366,12 +366,12 @@ impl Sim {
                     self.service_app(now, f);
                 } else {
                     let new = receiver.on_segment(now, &h, &mut hdrs);
+                    let done = file_size.is_some_and(|s| fl.delivered + new >= s);
+                    if done && completed_at.is_none() {
+                        *completed_at = Some(now);
+                    }
                     if new > 0 {
-                        fl.delivered += new;
-                        if completed_at.is_none() && file_size.is_some_and(|s| fl.delivered >= s) {
-                            *completed_at = Some(now);
-                        }
-                        add_bin(&mut fl.bins, now, self.bin_ns, new);
+                        fl.record_delivery(now, new, self.bin_ns, self.end);
                     }
                     self.hdrs = hdrs;
                     self.emit_tcp(now, f);
@@ -380,21 +380,18 @@ impl Sim {
             }
             Transport::Udp(h) => {
                 let fl = &mut self.flows[f as usize];
-                let FlowKind::Udp {
-                    sink,
-                    owd_t_ns,
-                    owd_us,
-                    ..
-                } = &mut fl.kind
-                else {
-                    unreachable!("UDP packet of a TCP flow")
+                let new = match &mut fl.kind {
+                    FlowKind::Udp { sink, owd, .. } => {
+                        let new = sink.on_datagram(&h);
+                        if new > 0 {
+                            owd.record(now, now - p.sent_at);
+                        }
+                        new
+                    }
+                    FlowKind::Tcp { .. } => unreachable!("UDP packet of a TCP flow"),
                 };
-                let new = sink.on_datagram(&h);
                 if new > 0 {
-                    fl.delivered += new;
-                    add_bin(&mut fl.bins, now, self.bin_ns, new);
-                    owd_t_ns.push(now.ns());
-                    owd_us.push(((now - p.sent_at).ns() / 1_000).min(u32::MAX as u64) as u32);
+                    fl.record_delivery(now, new, self.bin_ns, self.end);
                 }
             }
         }
@@ -549,10 +546,14 @@ impl Sim {
                 }
             }
         }
-        for (i, l) in self.links.iter().enumerate() {
+        for (i, l) in self.links.iter_mut().enumerate() {
+            let occ = l.dir.queue_bytes();
+            l.occupancy_sum += occ as u128;
+            l.occupancy_samples += 1;
+            l.occupancy_max = l.occupancy_max.max(occ);
             self.q_link.push(i as u32);
             self.q_t_ns.push(now.ns());
-            self.q_bytes.push(l.dir.queue_bytes());
+            self.q_bytes.push(occ);
             self.q_packets.push(l.dir.queue_packets() as u32);
             self.q_drops
                 .push(l.dir.stats.tail_drops + l.dir.stats.aqm_drops);
@@ -574,14 +575,22 @@ impl Sim {
         let bin_s = self.bin_ns as f64 * 1e-9;
         for (i, fl) in self.flows.iter_mut().enumerate() {
             let id = i as u32;
-            // Goodput bins from the flow's start bin to the end of the run.
+            // Goodput bins from the flow's start bin to the end of the run; a bin the flow
+            // or the run covers only in part is divided by the part covered.
             let first = (fl.start.ns() / self.bin_ns) as usize;
             let last = (end.ns().saturating_sub(1) / self.bin_ns) as usize;
             for b in first..=last {
                 let bytes = fl.bins.get(b).copied().unwrap_or(0);
+                let lo = (b as u64 * self.bin_ns).max(fl.start.ns());
+                let hi = ((b as u64 + 1) * self.bin_ns).min(end.ns());
+                let width_s = hi.saturating_sub(lo) as f64 * 1e-9;
                 g_flow.push(id);
                 g_t.push(b as f64 * bin_s);
-                g_v.push(bytes as f64 * 8.0 / bin_s / 1e6);
+                g_v.push(if width_s > 0.0 {
+                    bytes as f64 * 8.0 / width_s / 1e6
+                } else {
+                    0.0
+                });
             }
             let stop = fl.stop.min(end);
             let mut j = json!({
@@ -605,16 +614,24 @@ impl Sim {
                         Some(t) => *t - fl.start,
                         None => stop.saturating_sub(fl.start),
                     };
-                    let rtts = &sender.log.rtt_us;
-                    let (mean, p95) = mean_p95(rtts);
+                    let log = &sender.log;
+                    let mean =
+                        (log.rtt_count > 0).then(|| log.rtt_sum_us as f64 / log.rtt_count as f64);
+                    let (_, p95) = mean_p95(&log.rtt_us);
                     let st = sender.stats;
+                    let delivered = if completed_at.is_some() {
+                        fl.delivered
+                    } else {
+                        fl.delivered_by_stop
+                    };
                     j["protocol"] = json!("tcp");
                     j["cc"] = json!(fl.cc_name);
-                    j["goodput_mbps"] = json!(rate_mbps(fl.delivered, active));
+                    j["goodput_mbps"] = json!(rate_mbps(delivered, active));
                     j["rtt_mean_ms"] = json!(mean.map(|m| m / 1e3));
                     j["rtt_p95_ms"] = json!(p95.map(|m| m / 1e3));
-                    j["rtt_min_ms"] = json!(rtts.iter().min().map(|&m| m as f64 / 1e3));
-                    j["rtt_samples"] = json!(rtts.len());
+                    j["rtt_min_ms"] =
+                        json!((log.rtt_count > 0).then(|| log.rtt_min_us as f64 / 1e3));
+                    j["rtt_samples"] = json!(log.rtt_count);
                     j["retransmits"] = json!(st.retransmits);
                     j["rtos"] = json!(st.rtos);
                     j["rto_times_s"] = json!(sender
@@ -642,29 +659,29 @@ impl Sim {
                         c_in.extend(c.inflight_bytes);
                     }
                 }
-                FlowKind::Udp {
-                    src,
-                    sink,
-                    owd_t_ns,
-                    owd_us,
-                } => {
-                    let (mean, p95) = mean_p95(owd_us);
+                FlowKind::Udp { src, sink, owd } => {
+                    let mean = (owd.count > 0).then(|| owd.sum_us as f64 / owd.count as f64);
+                    let (_, p95) = mean_p95(&owd.us);
                     j["protocol"] = json!("udp");
                     j["cc"] = json!("none");
-                    j["goodput_mbps"] =
-                        json!(rate_mbps(fl.delivered, stop.saturating_sub(fl.start)));
+                    j["goodput_mbps"] = json!(rate_mbps(
+                        fl.delivered_by_stop,
+                        stop.saturating_sub(fl.start)
+                    ));
                     j["datagrams_sent"] = json!(src.sent());
                     j["datagrams_received"] = json!(sink.datagrams);
                     j["datagrams_lost"] = json!(src.sent() - sink.datagrams);
+                    j["datagrams_duplicated"] = json!(sink.duplicates);
                     j["owd_mean_ms"] = json!(mean.map(|m| m / 1e3));
                     j["owd_p95_ms"] = json!(p95.map(|m| m / 1e3));
+                    j["owd_min_ms"] = json!((owd.count > 0).then(|| owd.min_us as f64 / 1e3));
                     j["rtt_mean_ms"] = json!(null);
                     j["rtt_p95_ms"] = json!(null);
                     j["retransmits"] = json!(0);
                     j["rtos"] = json!(0);
-                    o_flow.extend(std::iter::repeat_n(id, owd_us.len()));
-                    o_t.append(owd_t_ns);
-                    o_v.append(owd_us);
+                    o_flow.extend(std::iter::repeat_n(id, owd.us.len()));
+                    o_t.append(&mut owd.t_ns);
+                    o_v.append(&mut owd.us);
                 }
             }
             c_flow.extend(std::iter::repeat_n(id, fl.cwnd_t_ns.len()));
@@ -680,17 +697,10 @@ impl Sim {
             .enumerate()
             .map(|(i, l)| {
                 let st = l.dir.stats;
-                let occ: Vec<u64> = self
-                    .q_link
-                    .iter()
-                    .zip(&self.q_bytes)
-                    .filter(|(k, _)| **k == i as u32)
-                    .map(|(_, b)| *b)
-                    .collect();
-                let mean_q = if occ.is_empty() {
+                let mean_q = if l.occupancy_samples == 0 {
                     0.0
                 } else {
-                    occ.iter().sum::<u64>() as f64 / occ.len() as f64
+                    l.occupancy_sum as f64 / l.occupancy_samples as f64
                 };
                 json!({
                     "id": i,
@@ -703,7 +713,7 @@ impl Sim {
                     "aqm_drops": st.aqm_drops,
                     "wire_losses": st.wire_losses,
                     "queue_mean_bytes": mean_q,
-                    "queue_max_bytes": occ.iter().max().copied().unwrap_or(0),
+                    "queue_max_bytes": l.occupancy_max,
                 })
             })
             .collect();
@@ -773,12 +783,21 @@ impl Sim {
     }
 }
 
-fn add_bin(bins: &mut Vec<u64>, now: SimTime, bin_ns: u64, bytes: u64) {
-    let b = (now.ns() / bin_ns) as usize;
-    if bins.len() <= b {
-        bins.resize(b + 1, 0);
+impl FlowState {
+    /// `bytes` reached the receiving application at `now`.
+    fn record_delivery(&mut self, now: SimTime, bytes: u64, bin_ns: u64, end: SimTime) {
+        self.delivered += bytes;
+        if now <= self.stop {
+            self.delivered_by_stop += bytes;
+        }
+        // Bins are [k·bin, (k+1)·bin); the run's last instant `end` belongs to the last bin.
+        let last = end.ns().saturating_sub(1) / bin_ns;
+        let b = (now.ns() / bin_ns).min(last) as usize;
+        if self.bins.len() <= b {
+            self.bins.resize(b + 1, 0);
+        }
+        self.bins[b] += bytes;
     }
-    bins[b] += bytes;
 }
 
 fn rate_mbps(bytes: u64, over: SimTime) -> f64 {

@@ -7,6 +7,7 @@ mod common;
 mod cubic_curve;
 mod determinism;
 mod mathis;
+mod metrics;
 mod reliability;
 mod rto;
 mod throughput;
