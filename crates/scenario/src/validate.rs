@@ -418,8 +418,7 @@ pub fn validate(s: &Scenario, base_dir: &Path) -> Result<Traces, Errs> {
     }
     // Bound the time series a run keeps, so a typo such as goodput_bin = "1ns" is an error
     // rather than an out-of-memory abort.
-    if s.metrics.goodput_bin.0 > 0 {
-        let bins = dur / s.metrics.goodput_bin.0;
+    if let Some(bins) = dur.checked_div(s.metrics.goodput_bin.0) {
         if bins > MAX_BINS_PER_FLOW {
             errs.push((
                 "metrics.goodput_bin".into(),
@@ -430,9 +429,9 @@ pub fn validate(s: &Scenario, base_dir: &Path) -> Result<Traces, Errs> {
             ));
         }
     }
-    if s.metrics.sample_interval.0 > 0 {
+    if let Some(samples) = dur.checked_div(s.metrics.sample_interval.0) {
         let series = 2 * s.links.len() as u64 + total_flows;
-        let rows = (dur / s.metrics.sample_interval.0).saturating_mul(series);
+        let rows = samples.saturating_mul(series);
         if rows > MAX_SAMPLE_ROWS {
             errs.push((
                 "metrics.sample_interval".into(),
