@@ -123,3 +123,62 @@ def test_flows_and_links_frames():
     assert isinstance(res.flows, pl.DataFrame) and res.flows.height == 1
     assert res.links.height == 2
     assert set(res.links["direction"]) == {"forward", "reverse"}
+
+
+def test_dict_values_of_every_kind(tmp_path: Path):
+    import numpy as np
+
+    sc = small_dict(duration="1s")
+    sc["flows"][0]["name"] = "flüss 😀"
+    sc["flows"][0]["count"] = np.int64(2)
+    sc["flows"][0]["tcp"] = {"mss": "1000B", "sack": np.bool_(False)}
+    res = mmtsim.run(sc, overrides={"links.0.loss": {"kind": "bernoulli", "p": 0.001},
+                                    "flows.0.app": {"kind": "rate", "rate": "5Mbps"}})
+    names = [f["name"] for f in res.summary["flows"]]
+    assert names == ["flüss 😀#0", "flüss 😀#1"]
+    assert res.summary["scenario"]["links"][0]["loss"] == {"kind": "bernoulli", "p": 0.001}
+    assert res.summary["scenario"]["flows"][0]["tcp"]["sack"] is False
+    # A path given as a Path object.
+    p = tmp_path / "t.csv"
+    p.write_text("time_s,rate_mbps\n0,10\n")
+    sc2 = small_dict(duration="1s")
+    del sc2["links"][0]["rate"]
+    sc2["links"][0]["trace"] = {"file": p}
+    sc2["links"][0]["reverse"] = {"rate": "10Mbps"}
+    assert mmtsim.run(sc2).summary["flows"][0]["goodput_mbps"] > 5
+
+
+def test_run_folder_has_ordinary_permissions(tmp_path: Path):
+    import os
+    import stat
+
+    umask = os.umask(0o022)
+    try:
+        mmtsim.run(small_dict(duration="1s"), out=tmp_path / "run")
+    finally:
+        os.umask(umask)
+    assert stat.S_IMODE((tmp_path / "run").stat().st_mode) == 0o755
+
+
+def test_ctrl_c_cancels_a_quiet_run(tmp_path: Path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    scen = tmp_path / "long.json"
+    sc = small_dict(duration="100000s")
+    sc["links"][0]["rate"] = "1Gbps"
+    scen.write_text(json.dumps(sc))
+    p = subprocess.Popen([sys.executable, "-m", "mmtsim", "run", str(scen), "--out",
+                          str(tmp_path / "o"), "--quiet"], stderr=subprocess.PIPE, text=True)
+    time.sleep(2.0)
+    p.send_signal(signal.SIGINT)
+    try:
+        _, err = p.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        raise AssertionError("SIGINT did not stop the run")
+    assert p.returncode == 130 and "interrupted" in err
+    assert not (tmp_path / "o").exists()
+    assert [x.name for x in tmp_path.iterdir()] == ["long.json"], "no staging folder left"

@@ -143,5 +143,28 @@ def test_python_api_raises_scenario_error():
         mmtsim.run({"simulation": {"duration": "1s"}}, seed=-3)
     with pytest.raises(TypeError, match="path or a dict"):
         mmtsim.run(42)
-    with pytest.raises(mmtsim.ScenarioError, match="null is not allowed"):
+    with pytest.raises(mmtsim.ScenarioError, match=r"<dict>: simulation.duration: None is not allowed"):
         mmtsim.validate({"simulation": {"duration": None}})
+    # A NaN reaches validation and is reported with its key path.
+    from conftest import small_dict
+
+    sc = small_dict()
+    sc["links"][0]["loss"] = {"kind": "bernoulli", "p": float("nan")}
+    with pytest.raises(mmtsim.ScenarioError, match=r"links\[0\]\.loss\.p: NaN is not a probability"):
+        mmtsim.validate(sc)
+    with pytest.raises(mmtsim.ScenarioError, match=r"overrides: x: a object cannot be written"):
+        mmtsim.validate(small_dict(), overrides={"x": object()})
+
+
+def test_trace_export_bounds(tmp_path: Path):
+    (tmp_path / "c.csv").write_text("time_s,rate_gbps\n0,100\n")
+    r = cli("trace", str(tmp_path / "c.csv"), str(tmp_path / "m"), "--from", "csv", "--to",
+            "mahimahi", "--until", "60s")
+    assert r.returncode == 2 and "use a shorter --until" in r.stderr
+    r = cli("trace", str(tmp_path / "c.csv"), str(tmp_path / "m"), "--from", "csv", "--to",
+            "mahimahi", "--until=-5s")
+    assert r.returncode == 2 and "invalid duration" in r.stderr
+    r = cli("trace", str(tmp_path / "c.csv"), str(tmp_path), "--from", "csv", "--to", "csv",
+            "--until", "1s")
+    assert r.returncode == 2 and "is a directory" in r.stderr
+    assert not (tmp_path / "m").exists()

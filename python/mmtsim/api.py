@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from . import _core
+from . import _core, _toml
 from .results import RunResult
 
 ScenarioLike = str | os.PathLike | Mapping[str, Any]
@@ -20,7 +20,10 @@ ScenarioLike = str | os.PathLike | Mapping[str, Any]
 def _source(scenario: ScenarioLike) -> tuple[str, str, str, str]:
     """(text, format, origin, base_dir) of a path or a dict."""
     if isinstance(scenario, Mapping):
-        return json.dumps(scenario), "json", "<dict>", os.getcwd()
+        try:
+            return _toml.document(scenario), "toml", "<dict>", os.getcwd()
+        except _toml.TomlValueError as e:
+            raise _core.ScenarioError(f"<dict>: {e}") from None
     if not isinstance(scenario, (str, os.PathLike)):
         raise TypeError(
             f"scenario must be a path or a dict, not {type(scenario).__name__}"
@@ -38,15 +41,10 @@ def _overrides(overrides: Iterable[str] | Mapping[str, Any] | None) -> list[str]
     if overrides is None:
         return []
     if isinstance(overrides, Mapping):
-        out = []
-        for k, v in overrides.items():
-            if isinstance(v, str):
-                out.append(f"{k}={json.dumps(v)}")
-            elif isinstance(v, bool):
-                out.append(f"{k}={'true' if v else 'false'}")
-            else:
-                out.append(f"{k}={v}")
-        return out
+        try:
+            return [f"{k}={_toml.value(v, str(k))}" for k, v in overrides.items()]
+        except _toml.TomlValueError as e:
+            raise _core.ScenarioError(f"overrides: {e}") from None
     if isinstance(overrides, str):
         raise TypeError("overrides must be a list of 'key.path=value' strings or a dict")
     return [str(o) for o in overrides]
@@ -94,6 +92,10 @@ def run(
             raise FileExistsError(f"{out} exists and is not an mmtsim run folder; choose another --out")
         out.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+        # mkdtemp makes the folder private (0700); a run folder gets the usual permissions.
+        umask = os.umask(0)
+        os.umask(umask)
+        staging.chmod(0o777 & ~umask)
     try:
         prog = _core.Progress()
         capture = str(staging / "pcap") if staging is not None else None
@@ -124,26 +126,34 @@ def run(
 
 
 def _run_with_progress(text, fmt, origin, base, ovr, seed, capture, prog, show):
-    if not show:
-        return _core.run(text, fmt, origin, base, ovr, seed, capture, prog)
+    """Runs in a worker thread so that the main thread stays responsive: it draws the
+    progress bar, and Ctrl-C cancels the run (the simulation holds no GIL).
+
+    Completion is signalled by an Event rather than observed with ``Thread.join``: a join
+    interrupted by KeyboardInterrupt can report a live thread as finished, and an
+    interpreter that exits while the worker is still inside the extension aborts."""
     box: dict[str, Any] = {}
+    done = threading.Event()
 
     def work():
         try:
             box["result"] = _core.run(text, fmt, origin, base, ovr, seed, capture, prog)
         except BaseException as e:  # re-raised in the caller's thread
             box["error"] = e
+        finally:
+            done.set()
 
-    duration = json.loads(_core.validate(text, fmt, origin, base, ovr))["simulation"]["duration"]
-    total = _seconds(duration)
-    th = threading.Thread(target=work, daemon=True)
+    total = 0.0
+    if show:
+        duration = json.loads(_core.validate(text, fmt, origin, base, ovr))["simulation"]["duration"]
+        total = _core.parse_duration(duration)
+    th = threading.Thread(target=work, name="mmtsim-run")
     th.start()
     bar = None
     t0 = time.monotonic()
     try:
-        while th.is_alive():
-            th.join(0.1)
-            if bar is None and time.monotonic() - t0 > 1.0:
+        while not done.wait(0.1):
+            if show and bar is None and time.monotonic() - t0 > 1.0:
                 from tqdm import tqdm
 
                 bar = tqdm(total=round(total, 3), unit="sim s", desc="simulating", leave=False)
@@ -152,7 +162,12 @@ def _run_with_progress(text, fmt, origin, base, ovr, seed, capture, prog, show):
                 bar.refresh()
     except KeyboardInterrupt:
         prog.cancel()
-        th.join()
+        while True:
+            try:
+                done.wait()
+                break
+            except KeyboardInterrupt:
+                continue
         raise
     finally:
         if bar is not None:
@@ -160,14 +175,6 @@ def _run_with_progress(text, fmt, origin, base, ovr, seed, capture, prog, show):
     if "error" in box:
         raise box["error"]
     return box["result"]
-
-
-def _seconds(d: str) -> float:
-    units = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
-    for u in sorted(units, key=len, reverse=True):
-        if d.endswith(u):
-            return float(d[: -len(u)]) * units[u]
-    raise ValueError(d)
 
 
 def read_run(path: str | os.PathLike) -> RunResult:

@@ -77,6 +77,15 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _write_text(path: Path, text: str) -> None:
+    """Writes a file whole: to a temporary name beside it, then renamed into place."""
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a directory; give a file name")
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
 def _print_flows(summary: dict) -> None:
     rows = [("flow", "cc", "goodput Mbit/s", "RTT mean ms", "RTT p95 ms", "retx", "RTOs")]
     for f in summary["flows"]:
@@ -101,7 +110,8 @@ def main(argv=None) -> int:
     except _core.MmtsimError as e:
         print(f"mmtsim: {e}", file=sys.stderr)
         return EXIT_FAIL
-    except (FileExistsError, FileNotFoundError, NotADirectoryError, PermissionError) as e:
+    except (OSError, ValueError) as e:
+        # Bad paths and values given on the command line (the scenario has its own errors).
         print(f"mmtsim: {e}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
@@ -160,17 +170,15 @@ def _dispatch(args) -> int:
     if args.cmd == "schema":
         text = _core.schema()
         if args.out:
-            Path(args.out).write_text(text + "\n")
+            _write_text(Path(args.out), text + "\n")
         else:
             print(text)
         return EXIT_OK
     if args.cmd == "trace":
-        from .api import _seconds
-
         try:
-            until = _seconds(args.until)
-        except ValueError:
-            print(f"mmtsim: --until {args.until!r}: expected a duration such as 60s", file=sys.stderr)
+            until = _core.parse_duration(args.until)
+        except ValueError as e:
+            print(f"mmtsim: --until {args.until!r}: {e}", file=sys.stderr)
             return EXIT_USAGE
         try:
             text = Path(args.input).read_text()
@@ -178,7 +186,7 @@ def _dispatch(args) -> int:
             print(f"mmtsim: {args.input}: {e.strerror}", file=sys.stderr)
             return EXIT_USAGE
         out = _core.convert_trace(text, args.from_format, args.to_format, until)
-        Path(args.output).write_text(out)
+        _write_text(Path(args.output), out)
         return EXIT_OK
     raise AssertionError(args.cmd)
 

@@ -184,12 +184,26 @@ fn convert_trace(text: &str, from_format: &str, to_format: &str, until_s: f64) -
         }
     }
     .map_err(|e| ScenarioError::new_err(format!("trace: {e}")))?;
-    if !(until_s.is_finite() && until_s > 0.0) {
+    let max_s = mmtsim_scenario::units::Duration::MAX as f64 * 1e-9;
+    if !(until_s.is_finite() && until_s > 0.0 && until_s <= max_s) {
         return Err(PyValueError::new_err(format!(
-            "until_s = {until_s}: expected a positive number of seconds"
+            "until = {until_s} s: expected a positive duration of at most {max_s} s"
         )));
     }
     let until = SimTime::from_secs_f64(until_s);
+    // Both exports write a line per delivery opportunity or per millisecond bin at worst;
+    // refuse what would not fit in memory instead of aborting.
+    const MAX_LINES: u64 = 50_000_000;
+    let lines = match (from_format, to_format) {
+        (_, "mahimahi") => trace.capacity_bytes(SimTime::ZERO, until) / 1500,
+        ("mahimahi", _) => until.ns() / 1_000_000,
+        _ => 0,
+    };
+    if lines > MAX_LINES {
+        return Err(PyValueError::new_err(format!(
+            "exporting {until_s} s would write about {lines} lines (at most {MAX_LINES}); use a shorter --until"
+        )));
+    }
     match to_format {
         "csv" => Ok(trace.to_csv(until)),
         "mahimahi" => Ok(trace.to_mahimahi(until)),
@@ -197,6 +211,14 @@ fn convert_trace(text: &str, from_format: &str, to_format: &str, until_s: f64) -
             "unknown trace format {o:?}: expected \"csv\" or \"mahimahi\""
         ))),
     }
+}
+
+/// Parses a duration such as "60s" (the scenario files' strict syntax) into seconds.
+#[pyfunction]
+fn parse_duration(text: &str) -> PyResult<f64> {
+    mmtsim_scenario::units::Duration::parse(text)
+        .map(|d| d.0 as f64 * 1e-9)
+        .map_err(PyValueError::new_err)
 }
 
 /// A congestion-control algorithm driven by explicit events (standalone use).
@@ -360,5 +382,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(convert_trace, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
     Ok(())
 }
