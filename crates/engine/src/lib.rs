@@ -5,6 +5,7 @@
 //!   newtypes every layer shares ([`Bytes`], [`Rate`]).
 //! - [`queue`]: the event queue and its **ordering contract** (below).
 //! - [`rng`]: one master seed per run, split into independent named streams.
+//! - [`metrics`]: recorders the layers share (delay samples).
 //!
 //! # Ordering contract
 //! Events are popped in increasing `(time, class, sequence)` order:
@@ -29,6 +30,7 @@
 //! Nothing in the models reads the wall clock; only the front end measures wall time.
 #![warn(missing_docs)]
 
+pub mod metrics;
 pub mod queue;
 pub mod rng;
 pub mod time;

@@ -1,6 +1,7 @@
 //! Building a world from a validated scenario.
 
 use mmtsim_apps::{AppKind, TcpApp};
+use mmtsim_engine::metrics::DelayLog;
 use mmtsim_engine::{Rate, RngStreams, SimTime};
 use mmtsim_net::link::{Impairments, LinkConfig, LinkDir};
 use mmtsim_net::trace::RateTrace;
@@ -48,42 +49,8 @@ pub(crate) enum FlowKind {
     Udp {
         src: UdpSource,
         sink: UdpSink,
-        owd: DelaySamples,
+        owd: DelayLog,
     },
-}
-
-/// One-way delays of a UDP flow: running statistics always, every sample on request.
-pub(crate) struct DelaySamples {
-    pub keep: bool,
-    pub t_ns: Vec<u64>,
-    pub us: Vec<u32>,
-    pub count: u64,
-    pub sum_us: u64,
-    pub min_us: u32,
-}
-
-impl DelaySamples {
-    fn new(keep: bool) -> Self {
-        DelaySamples {
-            keep,
-            t_ns: vec![],
-            us: vec![],
-            count: 0,
-            sum_us: 0,
-            min_us: u32::MAX,
-        }
-    }
-
-    pub fn record(&mut self, now: SimTime, delay: SimTime) {
-        let us = (delay.ns() / 1_000).min(u32::MAX as u64) as u32;
-        self.count += 1;
-        self.sum_us += us as u64;
-        self.min_us = self.min_us.min(us);
-        if self.keep {
-            self.t_ns.push(now.ns());
-            self.us.push(us);
-        }
-    }
 }
 
 pub(crate) struct FlowState {
@@ -274,7 +241,7 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Built {
                         rng.stream(&format!("flow/{name}/app")),
                     );
                     let mut sender = TcpSender::new(cfg.clone(), log_changes, start);
-                    sender.log.keep_rtt_samples = s.metrics.rtt;
+                    sender.log.rtt.keep = s.metrics.rtt;
                     let receiver = TcpReceiver::new(cfg);
                     (
                         FlowKind::Tcp {
@@ -302,7 +269,7 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Built {
                         FlowKind::Udp {
                             src: UdpSource::new(payload, rate),
                             sink: UdpSink::default(),
-                            owd: DelaySamples::new(s.metrics.rtt),
+                            owd: DelayLog::new(s.metrics.rtt),
                         },
                         "none",
                     )

@@ -614,10 +614,7 @@ impl Sim {
                         Some(t) => *t - fl.start,
                         None => stop.saturating_sub(fl.start),
                     };
-                    let log = &sender.log;
-                    let mean =
-                        (log.rtt_count > 0).then(|| log.rtt_sum_us as f64 / log.rtt_count as f64);
-                    let (_, p95) = mean_p95(&log.rtt_us);
+                    let rtt = &sender.log.rtt;
                     let st = sender.stats;
                     let delivered = if completed_at.is_some() {
                         fl.delivered
@@ -627,11 +624,10 @@ impl Sim {
                     j["protocol"] = json!("tcp");
                     j["cc"] = json!(fl.cc_name);
                     j["goodput_mbps"] = json!(rate_mbps(delivered, active));
-                    j["rtt_mean_ms"] = json!(mean.map(|m| m / 1e3));
-                    j["rtt_p95_ms"] = json!(p95.map(|m| m / 1e3));
-                    j["rtt_min_ms"] =
-                        json!((log.rtt_count > 0).then(|| log.rtt_min_us as f64 / 1e3));
-                    j["rtt_samples"] = json!(log.rtt_count);
+                    j["rtt_mean_ms"] = json!(rtt.mean_ms());
+                    j["rtt_p95_ms"] = json!(rtt.p95_ms());
+                    j["rtt_min_ms"] = json!(rtt.min_ms());
+                    j["rtt_samples"] = json!(rtt.count);
                     j["retransmits"] = json!(st.retransmits);
                     j["rtos"] = json!(st.rtos);
                     j["rto_times_s"] = json!(sender
@@ -648,9 +644,9 @@ impl Sim {
                     j["completion_time_s"] = json!(completed_at.map(|t| (t - fl.start).secs_f64()));
                     j["final_cwnd_bytes"] = json!(sender.cwnd_bytes());
                     let log = std::mem::take(&mut sender.log);
-                    r_flow.extend(std::iter::repeat_n(id, log.rtt_us.len()));
-                    r_t.extend(log.rtt_t_ns);
-                    r_v.extend(log.rtt_us);
+                    r_flow.extend(std::iter::repeat_n(id, log.rtt.us.len()));
+                    r_t.extend(log.rtt.t_ns);
+                    r_v.extend(log.rtt.us);
                     if let Some(c) = log.cwnd {
                         c_flow.extend(std::iter::repeat_n(id, c.t_ns.len()));
                         c_t.extend(c.t_ns);
@@ -660,8 +656,6 @@ impl Sim {
                     }
                 }
                 FlowKind::Udp { src, sink, owd } => {
-                    let mean = (owd.count > 0).then(|| owd.sum_us as f64 / owd.count as f64);
-                    let (_, p95) = mean_p95(&owd.us);
                     j["protocol"] = json!("udp");
                     j["cc"] = json!("none");
                     j["goodput_mbps"] = json!(rate_mbps(
@@ -672,9 +666,9 @@ impl Sim {
                     j["datagrams_received"] = json!(sink.datagrams);
                     j["datagrams_lost"] = json!(src.sent() - sink.datagrams);
                     j["datagrams_duplicated"] = json!(sink.duplicates);
-                    j["owd_mean_ms"] = json!(mean.map(|m| m / 1e3));
-                    j["owd_p95_ms"] = json!(p95.map(|m| m / 1e3));
-                    j["owd_min_ms"] = json!((owd.count > 0).then(|| owd.min_us as f64 / 1e3));
+                    j["owd_mean_ms"] = json!(owd.mean_ms());
+                    j["owd_p95_ms"] = json!(owd.p95_ms());
+                    j["owd_min_ms"] = json!(owd.min_ms());
                     j["rtt_mean_ms"] = json!(null);
                     j["rtt_p95_ms"] = json!(null);
                     j["retransmits"] = json!(0);
@@ -805,30 +799,4 @@ fn rate_mbps(bytes: u64, over: SimTime) -> f64 {
         return 0.0;
     }
     bytes as f64 * 8.0 / over.secs_f64() / 1e6
-}
-
-/// Mean and 95th percentile (nearest rank: the ⌈0.95·n⌉-th smallest) of µs samples.
-fn mean_p95(v: &[u32]) -> (Option<f64>, Option<f64>) {
-    if v.is_empty() {
-        return (None, None);
-    }
-    let mean = v.iter().map(|&x| x as f64).sum::<f64>() / v.len() as f64;
-    let mut c = v.to_vec();
-    let k = ((0.95 * c.len() as f64).ceil() as usize).clamp(1, c.len()) - 1;
-    let (_, p, _) = c.select_nth_unstable(k);
-    (Some(mean), Some(*p as f64))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn p95_is_nearest_rank() {
-        // 1..=20: ⌈0.95·20⌉ = 19th smallest = 19.
-        let v: Vec<u32> = (1..=20).collect();
-        let (m, p) = mean_p95(&v);
-        assert_eq!(m, Some(10.5));
-        assert_eq!(p, Some(19.0));
-    }
 }

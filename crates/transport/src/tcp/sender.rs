@@ -15,6 +15,7 @@ use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::{ts_ticks, wscale_for, TcpConfig};
 use crate::cc::{AckSample, CaState, Controller, CwndEvent};
+use mmtsim_engine::metrics::DelayLog;
 use mmtsim_engine::SimTime;
 use mmtsim_net::packet::{SynOptions, TcpFlags, TcpHeader, TS_TICK_NS};
 
@@ -60,18 +61,8 @@ pub struct CwndLog {
 /// What the sender records for metrics.
 #[derive(Clone, Debug, Default)]
 pub struct SenderLog {
-    /// Keep every RTT sample in `rtt_t_ns`/`rtt_us` (the summary counts are kept anyway).
-    pub keep_rtt_samples: bool,
-    /// Time of each RTT sample, ns.
-    pub rtt_t_ns: Vec<u64>,
-    /// Each RTT sample, µs.
-    pub rtt_us: Vec<u32>,
-    /// Number of RTT samples.
-    pub rtt_count: u64,
-    /// Sum of the RTT samples, µs.
-    pub rtt_sum_us: u64,
-    /// Smallest RTT sample, µs (u32::MAX before the first).
-    pub rtt_min_us: u32,
+    /// RTT samples.
+    pub rtt: DelayLog,
     /// cwnd changes, if requested.
     pub cwnd: Option<CwndLog>,
     /// Time of every retransmission timeout, ns.
@@ -147,8 +138,6 @@ impl TcpSender {
             last_logged: (0, 0),
             stats: SenderStats::default(),
             log: SenderLog {
-                keep_rtt_samples: true,
-                rtt_min_us: u32::MAX,
                 cwnd: log_cwnd_changes.then(CwndLog::default),
                 ..Default::default()
             },
@@ -674,15 +663,7 @@ impl TcpSender {
 
     fn record_rtt(&mut self, now: SimTime, r: SimTime) {
         self.rtt.on_sample(r);
-        let us = (r.ns() / 1_000).min(u32::MAX as u64) as u32;
-        let log = &mut self.log;
-        log.rtt_count += 1;
-        log.rtt_sum_us += us as u64;
-        log.rtt_min_us = log.rtt_min_us.min(us);
-        if log.keep_rtt_samples {
-            log.rtt_t_ns.push(now.ns());
-            log.rtt_us.push(us);
-        }
+        self.log.rtt.record(now, r);
     }
 
     fn log_cwnd(&mut self, now: SimTime) {

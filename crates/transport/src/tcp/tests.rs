@@ -372,7 +372,7 @@ fn test_syn_sent_rtt_sample_from_syn_exchange() {
     assert_eq!(s.rtt().srtt(), Some(ms(100)));
     assert_eq!(s.rtt().rttvar(), ms(50));
     assert_eq!(s.rtt().rto(), ms(300));
-    assert_eq!(s.log.rtt_us, [100_000]);
+    assert_eq!(s.log.rtt.us, [100_000]);
 }
 
 #[test]
@@ -410,7 +410,7 @@ fn test_syn_sent_no_rtt_sample_after_syn_retransmission_without_timestamps() {
     timer(&mut s, ms(1000));
     let out = recv(&mut s, ms(1100), &default_syn_ack(&cfg()));
     assert_eq!(s.rtt().srtt(), None);
-    assert!(s.log.rtt_us.is_empty());
+    assert!(s.log.rtt.us.is_empty());
     // Data still starts: the initial window of 10 segments.
     assert_eq!(sent(&out), news(0..10));
 }
@@ -807,20 +807,20 @@ fn test_loss_go_back_n_skips_sacked_segments_and_karn_forbids_sample() {
     assert_eq!(sent(&out), [rtx(0)]);
     assert_eq!(s.bytes_in_flight(), 1_000);
     assert_eq!(s.rtt().rto(), ms(600));
-    let samples = s.log.rtt_us.len();
+    let samples = s.log.rtt.us.len();
     // ACK of the retransmitted 0: Karn's rule, no RTT sample without timestamps, and the
     // backoff stays (RFC 6298 §5.7: only a new sample clears it; Linux likewise).
     // Slow start in Loss: cwnd 1 → 2 → retransmit 1, 2. Timer: 500 + 600 ms.
     let out = recv(&mut s, ms(500), &ack_with_sack(seg(1), &[(seg(5), seg(7))]));
     assert_eq!(sent(&out), [rtx(1), rtx(2)]);
-    assert_eq!(s.log.rtt_us.len(), samples);
+    assert_eq!(s.log.rtt.us.len(), samples);
     assert_eq!(s.rtt().backoff_count(), 1);
     assert_eq!(s.next_deadline(), ms(1100));
     assert_eq!(s.cwnd_bytes(), 2_000);
     // ACK of 1 and 2: cwnd 4 → 3, 4, then 7, 8: 5 and 6 were SACKed and are skipped.
     let out = recv(&mut s, ms(600), &ack_with_sack(seg(3), &[(seg(5), seg(7))]));
     assert_eq!(sent(&out), [rtx(3), rtx(4), rtx(7), rtx(8)]);
-    assert_eq!(s.log.rtt_us.len(), samples);
+    assert_eq!(s.log.rtt.us.len(), samples);
 }
 
 #[test]
@@ -876,11 +876,11 @@ fn test_recovery_karn_no_sample_from_ack_of_retransmission() {
             };
             recv(&mut s, ms(t), &h);
         }
-        assert_eq!(s.log.rtt_us, [100_000], "only the handshake sample");
+        assert_eq!(s.log.rtt.us, [100_000], "only the handshake sample");
         // 100 ms after the fast retransmit the ACK covers 0..3 (0 retransmitted, 1..3
         // sent once at 100 ms and SACKed or duplicate-ACKed by 202 ms).
         recv(&mut s, ms(302), &ack(seg(4)));
-        assert_eq!(s.log.rtt_us, [100_000], "sack = {sack}");
+        assert_eq!(s.log.rtt.us, [100_000], "sack = {sack}");
     }
 }
 
@@ -906,7 +906,7 @@ fn test_established_rtt_sample_is_now_minus_tsecr() {
     // The new segments echo the ACK's TSval (RFC 7323 §3.2).
     assert!(out.iter().all(|h| h.timestamps == Some((250_000, 900))));
     // An ACK that does not advance SND.UNA gives no sample (RFC 7323 §4.1, RTTM rule).
-    let n = s.log.rtt_us.len();
+    let n = s.log.rtt.us.len();
     recv(
         &mut s,
         ms(260),
@@ -915,7 +915,7 @@ fn test_established_rtt_sample_is_now_minus_tsecr() {
             ..ack_with_sack(seg(1), &[(seg(2), seg(3))])
         },
     );
-    assert_eq!(s.log.rtt_us.len(), n);
+    assert_eq!(s.log.rtt.us.len(), n);
 }
 
 #[test]
