@@ -156,7 +156,10 @@ def _run_with_progress(text, fmt, origin, base, ovr, seed, capture, prog, show):
             if show and bar is None and time.monotonic() - t0 > 1.0:
                 from tqdm import tqdm
 
-                bar = tqdm(total=round(total, 3), unit="sim s", desc="simulating", leave=False)
+                # Start from where the run already is, so the rate shown is simulated seconds
+                # per wall second from here on, not one huge first step.
+                bar = tqdm(total=round(total, 3), initial=round(min(prog.sim_seconds, total), 3),
+                           unit="sim s", desc="simulating", leave=False)
             if bar is not None:
                 bar.n = round(min(prog.sim_seconds, total), 3)
                 bar.refresh()
