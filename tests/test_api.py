@@ -172,7 +172,12 @@ def test_ctrl_c_cancels_a_quiet_run(tmp_path: Path):
     scen.write_text(json.dumps(sc))
     p = subprocess.Popen([sys.executable, "-m", "mmtsim", "run", str(scen), "--out",
                           str(tmp_path / "o"), "--quiet"], stderr=subprocess.PIPE, text=True)
-    time.sleep(2.0)
+    # Interrupt once the run is under way (its staging folder exists), however slow start-up is.
+    deadline = time.monotonic() + 60
+    while not any(x.name.startswith(".o.tmp-") for x in tmp_path.iterdir()):
+        assert time.monotonic() < deadline and p.poll() is None, "the run did not start"
+        time.sleep(0.05)
+    time.sleep(0.5)
     p.send_signal(signal.SIGINT)
     try:
         _, err = p.communicate(timeout=20)
