@@ -187,3 +187,13 @@ def test_ctrl_c_cancels_a_quiet_run(tmp_path: Path):
     assert p.returncode == 130 and "interrupted" in err
     assert not (tmp_path / "o").exists()
     assert [x.name for x in tmp_path.iterdir()] == ["long.json"], "no staging folder left"
+
+
+def test_a_rust_panic_becomes_a_python_exception():
+    from mmtsim import _core
+
+    # DESIGN: a violated invariant is a bug that stops the run with a message; it must
+    # never crash the interpreter. The hook panics inside the guard every run uses.
+    with pytest.raises(mmtsim.SimulationError, match="internal error .* invariant violated at t = 1.5 s"):
+        _core._panic_inside_guard()
+    assert issubclass(mmtsim.SimulationError, mmtsim.MmtsimError)

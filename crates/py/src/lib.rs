@@ -48,6 +48,27 @@ fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
     }
 }
 
+/// Runs `f` without the GIL; a panic (a violated model invariant, i.e. a bug) becomes a
+/// `SimulationError` instead of unwinding into Python.
+fn guarded<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResult<T> {
+    py.detach(|| catch_unwind(AssertUnwindSafe(f)))
+        .map_err(|p| {
+            SimulationError::new_err(format!(
+                "internal error (please report): {}",
+                panic_message(p)
+            ))
+        })
+}
+
+/// Test hook: panics inside the same guard as `run`, to check that no panic reaches Python
+/// as a crash.
+#[pyfunction]
+fn _panic_inside_guard(py: Python<'_>) -> PyResult<()> {
+    guarded(py, || -> () {
+        panic!("invariant violated at t = 1.5 s in test")
+    })
+}
+
 fn format_of(f: &str) -> PyResult<Format> {
     match f {
         "toml" => Ok(Format::Toml),
@@ -138,17 +159,11 @@ fn run<'py>(
         cancel: progress.as_ref().map(|p| p.get().cancel.clone()),
         capture_dir,
     };
-    let result = py.detach(|| catch_unwind(AssertUnwindSafe(|| mmtsim_world::run(&loaded, &ctl))));
+    let result = guarded(py, || mmtsim_world::run(&loaded, &ctl))?;
     let out = match result {
-        Err(p) => {
-            return Err(SimulationError::new_err(format!(
-                "internal error (please report): {}",
-                panic_message(p)
-            )))
-        }
-        Ok(Err(RunError::Cancelled)) => return Err(Cancelled::new_err("the run was cancelled")),
-        Ok(Err(e)) => return Err(SimulationError::new_err(e.to_string())),
-        Ok(Ok(o)) => o,
+        Err(RunError::Cancelled) => return Err(Cancelled::new_err("the run was cancelled")),
+        Err(e) => return Err(SimulationError::new_err(e.to_string())),
+        Ok(o) => o,
     };
     let tables = PyDict::new(py);
     for t in out.tables {
@@ -383,5 +398,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(convert_trace, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_inside_guard, m)?)?;
     Ok(())
 }
