@@ -4,6 +4,7 @@ use mmtsim_apps::{AppKind, TcpApp};
 use mmtsim_engine::metrics::DelayLog;
 use mmtsim_engine::{Rate, RngStreams, SimTime};
 use mmtsim_net::link::{Impairments, LinkConfig, LinkDir};
+use mmtsim_net::packet::TcpHeader;
 use mmtsim_net::trace::RateTrace;
 use mmtsim_scenario::model::{App, CwndRecording, Protocol};
 use mmtsim_scenario::{resolve, Loaded};
@@ -300,6 +301,57 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Built {
         route,
         flows,
         captured_links,
+    }
+}
+
+impl FlowKind {
+    /// A TCP endpoint's next deadline and the slot holding its earliest pending timer
+    /// event (`receiver` selects the end); `None` for UDP.
+    pub(crate) fn tcp_timer(&mut self, receiver: bool) -> Option<(SimTime, &mut SimTime)> {
+        let FlowKind::Tcp {
+            sender,
+            receiver: r,
+            timer_pending,
+            ..
+        } = self
+        else {
+            return None;
+        };
+        let deadline = if receiver {
+            r.next_deadline()
+        } else {
+            sender.next_deadline()
+        };
+        Some((deadline, &mut timer_pending[receiver as usize]))
+    }
+
+    /// A timer event of a TCP endpoint fired at `now`: forget it if it was the pending one,
+    /// and let the endpoint act. False for UDP.
+    pub(crate) fn fire_tcp_timer(
+        &mut self,
+        now: SimTime,
+        receiver: bool,
+        out: &mut Vec<TcpHeader>,
+    ) -> bool {
+        let FlowKind::Tcp {
+            sender,
+            receiver: r,
+            timer_pending,
+            ..
+        } = self
+        else {
+            return false;
+        };
+        let pending = &mut timer_pending[receiver as usize];
+        if *pending == now {
+            *pending = SimTime::NEVER;
+        }
+        if receiver {
+            r.on_timer(now, out);
+        } else {
+            sender.on_timer(now, out);
+        }
+        true
     }
 }
 

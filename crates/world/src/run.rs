@@ -346,7 +346,6 @@ impl Sim {
         let f = p.flow;
         match p.transport {
             Transport::Tcp(h) => {
-                let mut hdrs = std::mem::take(&mut self.hdrs);
                 let fl = &mut self.flows[f as usize];
                 let FlowKind::Tcp {
                     sender,
@@ -359,13 +358,12 @@ impl Sim {
                     unreachable!("TCP packet of a UDP flow")
                 };
                 if h.from_receiver {
-                    sender.on_segment(now, &h, &mut hdrs);
-                    self.hdrs = hdrs;
+                    sender.on_segment(now, &h, &mut self.hdrs);
                     self.emit_tcp(now, f);
                     self.arm(now, f, false);
                     self.service_app(now, f);
                 } else {
-                    let new = receiver.on_segment(now, &h, &mut hdrs);
+                    let new = receiver.on_segment(now, &h, &mut self.hdrs);
                     let done = file_size.is_some_and(|s| fl.delivered + new >= s);
                     if done && completed_at.is_none() {
                         *completed_at = Some(now);
@@ -373,7 +371,6 @@ impl Sim {
                     if new > 0 {
                         fl.record_delivery(now, new, self.bin_ns, self.end);
                     }
-                    self.hdrs = hdrs;
                     self.emit_tcp(now, f);
                     self.arm(now, f, true);
                 }
@@ -400,48 +397,23 @@ impl Sim {
     // ----- TCP timers and applications -----
 
     fn arm(&mut self, now: SimTime, f: u32, receiver: bool) {
-        let FlowKind::Tcp {
-            sender,
-            receiver: r,
-            timer_pending,
-            ..
-        } = &mut self.flows[f as usize].kind
-        else {
+        let Some((deadline, pending)) = self.flows[f as usize].kind.tcp_timer(receiver) else {
             return;
         };
-        let d = if receiver {
-            r.next_deadline()
-        } else {
-            sender.next_deadline()
-        };
-        let slot = &mut timer_pending[receiver as usize];
-        if d != SimTime::NEVER && d < *slot {
-            *slot = d;
+        if deadline != SimTime::NEVER && deadline < *pending {
+            *pending = deadline;
             self.q
-                .schedule(d.max(now), Ev::TcpTimer { flow: f, receiver });
+                .schedule(deadline.max(now), Ev::TcpTimer { flow: f, receiver });
         }
     }
 
     fn tcp_timer(&mut self, now: SimTime, f: u32, receiver: bool) {
-        let mut hdrs = std::mem::take(&mut self.hdrs);
-        let FlowKind::Tcp {
-            sender,
-            receiver: r,
-            timer_pending,
-            ..
-        } = &mut self.flows[f as usize].kind
-        else {
+        let fired = self.flows[f as usize]
+            .kind
+            .fire_tcp_timer(now, receiver, &mut self.hdrs);
+        if !fired {
             return;
-        };
-        if timer_pending[receiver as usize] == now {
-            timer_pending[receiver as usize] = SimTime::NEVER;
         }
-        if receiver {
-            r.on_timer(now, &mut hdrs);
-        } else {
-            sender.on_timer(now, &mut hdrs);
-        }
-        self.hdrs = hdrs;
         self.emit_tcp(now, f);
         self.arm(now, f, receiver);
         if !receiver {
@@ -453,7 +425,6 @@ impl Sim {
         if self.flows[f as usize].stopped {
             return;
         }
-        let mut hdrs = std::mem::take(&mut self.hdrs);
         let FlowKind::Tcp {
             sender,
             app,
@@ -464,13 +435,12 @@ impl Sim {
             return;
         };
         if sender.state() != SenderState::Established || !sender.app_limited() {
-            self.hdrs = hdrs;
             return;
         }
         let cap = sender.snd_una().saturating_sub(1) + sender.config().snd_buf;
         let w = app.poll(now, cap);
         if w > sender.app_written() {
-            sender.set_app_end(now, w, &mut hdrs);
+            sender.set_app_end(now, w, &mut self.hdrs);
         }
         if sender.app_limited() {
             if let Some(t) = app.next_write(now) {
@@ -480,26 +450,20 @@ impl Sim {
                 }
             }
         }
-        self.hdrs = hdrs;
         self.emit_tcp(now, f);
         self.arm(now, f, false);
     }
 
     fn flow_start(&mut self, now: SimTime, f: u32) {
-        let mut hdrs = std::mem::take(&mut self.hdrs);
         match &mut self.flows[f as usize].kind {
             FlowKind::Tcp { sender, app, .. } => {
                 let w = app.poll(now, u64::MAX);
-                sender.set_app_end(now, w, &mut hdrs);
-                sender.connect(now, &mut hdrs);
-                self.hdrs = hdrs;
+                sender.set_app_end(now, w, &mut self.hdrs);
+                sender.connect(now, &mut self.hdrs);
                 self.emit_tcp(now, f);
                 self.arm(now, f, false);
             }
-            FlowKind::Udp { .. } => {
-                self.hdrs = hdrs;
-                self.udp_send(now, f);
-            }
+            FlowKind::Udp { .. } => self.udp_send(now, f),
         }
     }
 
