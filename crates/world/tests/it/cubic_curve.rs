@@ -14,7 +14,6 @@
 //! increments of +1 per `cnt` ACKs, the 1 ms time granularity, the integer K).
 
 use super::common::*;
-use mmtsim_world::ColumnData;
 
 #[test]
 fn window_after_a_single_loss_follows_the_cubic_function() {
@@ -36,14 +35,9 @@ cc = { algorithm = "cubic", hystart = false, fast_convergence = false, tcp_frien
     );
     let out = run_toml(&text);
     assert_eq!(flow(&out, 0)["fast_recoveries"].as_u64(), Some(1));
-    let c = out.table("cwnd").unwrap();
-    let (ColumnData::U64(t), ColumnData::U64(cw), ColumnData::U64(ss)) = (
-        c.column("t_ns").unwrap(),
-        c.column("cwnd_bytes").unwrap(),
-        c.column("ssthresh_bytes").unwrap(),
-    ) else {
-        panic!()
-    };
+    let t = u64s(&out, "cwnd", "t_ns");
+    let cw = u64s(&out, "cwnd", "cwnd_bytes");
+    let ss = u64s(&out, "cwnd", "ssthresh_bytes");
     let mss = 1400.0;
     // Recovery entry: the first finite ssthresh = floor(W_max · 717 / 1024).
     let i_loss = ss.iter().position(|&s| s != u64::MAX).unwrap();
@@ -57,12 +51,7 @@ cc = { algorithm = "cubic", hystart = false, fast_convergence = false, tcp_frien
     let k = (w_max * (1.0 - beta) / c_const).cbrt();
     eprintln!("W_max ≈ {w_max} segments, ssthresh {ssthresh}, K = {k:.3} s, recovery ends at {t_exit:.3} s");
     let min_rtt = 0.020;
-    let rtt = out.table("rtt").unwrap();
-    let (ColumnData::U64(rt), ColumnData::U32(rv)) =
-        (rtt.column("t_ns").unwrap(), rtt.column("rtt_us").unwrap())
-    else {
-        panic!()
-    };
+    let (rt, rv) = (u64s(&out, "rtt", "t_ns"), u32s(&out, "rtt", "rtt_us"));
     let rtt_at = |t_ns: u64| {
         let i = rt.partition_point(|&x| x < t_ns).min(rt.len() - 1);
         rv[i] as f64 * 1e-6

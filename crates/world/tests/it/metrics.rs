@@ -1,7 +1,6 @@
 //! Summary metrics and time series against their definitions.
 
 use super::common::*;
-use mmtsim_world::ColumnData;
 
 fn udp(start: &str, duration: &str, link_extra: &str) -> mmtsim_world::RunOutput {
     // 12 Mbit/s link, CBR at 6 Mbit/s: 1500 B datagrams (1472 B payload) every 2 ms.
@@ -18,12 +17,10 @@ fn udp(start: &str, duration: &str, link_extra: &str) -> mmtsim_world::RunOutput
 }
 
 fn goodput_series(out: &mmtsim_world::RunOutput) -> Vec<(f64, f64)> {
-    let g = out.table("goodput").unwrap();
-    let (ColumnData::F64(t), ColumnData::F64(v)) =
-        (g.column("t_s").unwrap(), g.column("goodput_mbps").unwrap())
-    else {
-        panic!()
-    };
+    let (t, v) = (
+        f64s(out, "goodput", "t_s"),
+        f64s(out, "goodput", "goodput_mbps"),
+    );
     t.iter().copied().zip(v.iter().copied()).collect()
 }
 

@@ -12,8 +12,6 @@
 //! property is about. The case generator is seeded, so CI explores the same cases.
 
 use super::common::*;
-use mmtsim_scenario::{load_str, Format};
-use mmtsim_world::{run, RunControl};
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]
@@ -85,14 +83,17 @@ fn loss(p: f64, bursty: bool) -> String {
     }
 }
 
-fn scenario(p: &Path, dir: &std::path::Path) -> String {
+/// 10 Mbit/s with two outages: 0.3–1.3 s and 2.0–2.5 s.
+const OUTAGE_TRACE: &str = "time_s,rate_mbps\n0,10\n0.3,0\n1.3,10\n2.0,0\n2.5,10\n";
+
+/// Runs the file transfer over `p` and returns the flow's summary.
+fn transfer(p: &Path, seed: u64) -> serde_json::Value {
+    let out = run_with_files(&scenario(p), &[("outage.csv", OUTAGE_TRACE)], Some(seed));
+    flow(&out, 0).clone()
+}
+
+fn scenario(p: &Path) -> String {
     let rate = if p.outage {
-        // 10 Mbit/s with two outages: 0.3–1.3 s and 2.0–2.5 s.
-        std::fs::write(
-            dir.join("outage.csv"),
-            "time_s,rate_mbps\n0,10\n0.3,0\n1.3,10\n2.0,0\n2.5,10\n",
-        )
-        .unwrap();
         r#"trace = { file = "outage.csv" }"#.to_string()
     } else {
         r#"rate = "10Mbps""#.to_string()
@@ -147,16 +148,10 @@ proptest! {
 
     #[test]
     fn every_byte_arrives_exactly_once_in_order(p in path_strategy(), seed in 0u64..1_000_000) {
-        let dir = std::env::temp_dir().join(format!("mmtsim-rel-{}-{seed}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let text = scenario(&p, &dir);
-        let loaded = load_str(&text, Format::Toml, "reliability.toml", &dir, &[]).unwrap_or_else(|e| panic!("{e}"));
-        let out = run(&loaded, &RunControl { seed: Some(seed), ..Default::default() }).unwrap();
-        let f = flow(&out, 0);
+        let f = transfer(&p, seed);
         let size = p.file_kb as u64 * 1000;
         prop_assert_eq!(f["bytes_delivered"].as_u64().unwrap(), size, "path {:?}", p);
         prop_assert!(f["completion_time_s"].as_f64().is_some(), "file not completed: {:?}", p);
-        std::fs::remove_dir_all(&dir).ok();
     }
 }
 
@@ -178,10 +173,8 @@ fn heavy_loss_without_sack_still_completes() {
         file_kb: 2000,
         cc: "newreno",
     };
-    let dir = std::env::temp_dir();
-    let out = run_toml(&scenario(&p, &dir));
     assert_eq!(
-        flow(&out, 0)["bytes_delivered"].as_u64().unwrap(),
+        transfer(&p, 1)["bytes_delivered"].as_u64().unwrap(),
         2_000_000
     );
 }

@@ -10,19 +10,9 @@
 //! - once the link returns, ACKs flow again and the application's rate is restored.
 
 use super::common::*;
-use mmtsim_world::ColumnData;
 
 fn outage_run(min_rto: &str, max_rto: &str, outage_s: f64) -> mmtsim_world::RunOutput {
-    let dir = std::env::temp_dir().join(format!(
-        "mmtsim-rto-{}-{min_rto}-{max_rto}-{outage_s}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("outage.csv"),
-        format!("time_s,rate_mbps\n0,20\n5,0\n{},20\n", 5.0 + outage_s),
-    )
-    .unwrap();
+    let trace = format!("time_s,rate_mbps\n0,20\n5,0\n{},20\n", 5.0 + outage_s);
     let text = format!(
         r#"
 [simulation]
@@ -45,18 +35,12 @@ app = {{ kind = "rate", rate = "5Mbps" }}
 tcp = {{ min_rto = "{min_rto}", max_rto = "{max_rto}" }}
 "#
     );
-    let loaded =
-        mmtsim_scenario::load_str(&text, mmtsim_scenario::Format::Toml, "rto.toml", &dir, &[])
-            .unwrap();
-    mmtsim_world::run(&loaded, &Default::default()).unwrap()
+    run_with_files(&text, &[("outage.csv", &trace)], None)
 }
 
 fn last_sample_before(out: &mmtsim_world::RunOutput, t_s: f64) -> f64 {
-    let rtt = out.table("rtt").unwrap();
-    let ColumnData::U64(t) = rtt.column("t_ns").unwrap() else {
-        panic!()
-    };
-    t.iter()
+    u64s(out, "rtt", "t_ns")
+        .iter()
         .map(|&x| x as f64 * 1e-9)
         .filter(|&x| x < t_s)
         .fold(0.0, f64::max)
@@ -118,12 +102,10 @@ fn backoff_stops_at_the_maximum_rto() {
 #[test]
 fn the_flow_recovers_its_rate_after_the_outage() {
     let out = outage_run("200ms", "60s", 2.0);
-    let g = out.table("goodput").unwrap();
-    let (ColumnData::F64(t), ColumnData::F64(v)) =
-        (g.column("t_s").unwrap(), g.column("goodput_mbps").unwrap())
-    else {
-        panic!()
-    };
+    let (t, v) = (
+        f64s(&out, "goodput", "t_s"),
+        f64s(&out, "goodput", "goodput_mbps"),
+    );
     let mean = |a: f64, b: f64| {
         let s: Vec<f64> = t
             .iter()

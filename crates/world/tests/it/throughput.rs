@@ -17,11 +17,10 @@ fn goodput_after(cc: &str, from_s: f64) -> (f64, f64) {
         &format!("[[flows]]\nfrom = \"server\"\nto = \"client\"\ncc = \"{cc}\"\n"),
     );
     let out = run_toml(&s);
-    let g = out.table("goodput").unwrap();
-    let (t, v) = (g.column("t_s").unwrap(), g.column("goodput_mbps").unwrap());
-    let (mmtsim_world::ColumnData::F64(t), mmtsim_world::ColumnData::F64(v)) = (t, v) else {
-        panic!()
-    };
+    let (t, v) = (
+        f64s(&out, "goodput", "t_s"),
+        f64s(&out, "goodput", "goodput_mbps"),
+    );
     let sel: Vec<f64> = t
         .iter()
         .zip(v)
@@ -77,19 +76,11 @@ start = "10s"
 "#,
     );
     let out = run_toml(&s);
-    let g = out.table("goodput").unwrap();
-    let (
-        mmtsim_world::ColumnData::U32(f),
-        mmtsim_world::ColumnData::F64(t),
-        mmtsim_world::ColumnData::F64(v),
-    ) = (
-        g.column("flow").unwrap(),
-        g.column("t_s").unwrap(),
-        g.column("goodput_mbps").unwrap(),
-    )
-    else {
-        panic!()
-    };
+    let f = u32s(&out, "goodput", "flow");
+    let (t, v) = (
+        f64s(&out, "goodput", "t_s"),
+        f64s(&out, "goodput", "goodput_mbps"),
+    );
     let late0: f64 = f
         .iter()
         .zip(t)
