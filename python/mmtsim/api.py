@@ -84,7 +84,7 @@ def run(
     seed = _check_seed(seed)
     ovr = _overrides(overrides)
     # Validate first: bad input must not create any output.
-    _core.validate(text, fmt, origin, base, ovr)
+    resolved = json.loads(_core.validate(text, fmt, origin, base, ovr))
     staging = None
     if out is not None:
         out = Path(out)
@@ -99,9 +99,10 @@ def run(
     try:
         prog = _core.Progress()
         capture = str(staging / "pcap") if staging is not None else None
+        total = _core.parse_duration(resolved["simulation"]["duration"])
         t0 = time.perf_counter()
         summary_text, tables = _run_with_progress(
-            text, fmt, origin, base, ovr, seed, capture, prog, progress
+            text, fmt, origin, base, ovr, seed, capture, prog, progress, total
         )
         wall = time.perf_counter() - t0
         summary = json.loads(summary_text)
@@ -125,7 +126,7 @@ def run(
             shutil.rmtree(staging, ignore_errors=True)
 
 
-def _run_with_progress(text, fmt, origin, base, ovr, seed, capture, prog, show):
+def _run_with_progress(text, fmt, origin, base, ovr, seed, capture, prog, show, total):
     """Runs in a worker thread so that the main thread stays responsive: it draws the
     progress bar, and Ctrl-C cancels the run (the simulation holds no GIL).
 
@@ -143,10 +144,6 @@ def _run_with_progress(text, fmt, origin, base, ovr, seed, capture, prog, show):
         finally:
             done.set()
 
-    total = 0.0
-    if show:
-        duration = json.loads(_core.validate(text, fmt, origin, base, ovr))["simulation"]["duration"]
-        total = _core.parse_duration(duration)
     th = threading.Thread(target=work, name="mmtsim-run")
     th.start()
     bar = None

@@ -264,7 +264,7 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Built {
                     let first_link = route[src as usize * n + dst as usize];
                     let rate = rate
                         .map(|r| r.rate())
-                        .unwrap_or_else(|| links[first_link as usize].dir_rate_hint());
+                        .unwrap_or_else(|| links[first_link as usize].dir.rate_hint());
                     let payload = payload.map_or(1472, |p| p.0 as u32);
                     (
                         FlowKind::Udp {
@@ -352,13 +352,5 @@ impl FlowKind {
             sender.on_timer(now, out);
         }
         true
-    }
-}
-
-impl LinkState {
-    /// A rate to saturate this link with: its constant rate, or the mean of its trace over
-    /// the first minute.
-    pub(crate) fn dir_rate_hint(&self) -> Rate {
-        self.dir.rate_hint()
     }
 }

@@ -338,15 +338,6 @@ impl Scoreboard {
         s
     }
 
-    /// Highest SACKed byte + 1 (0 if none).
-    pub fn highest_sacked_end(&self) -> u64 {
-        self.segs
-            .iter()
-            .rev()
-            .find(|s| s.sacked())
-            .map_or(0, |s| s.end())
-    }
-
     /// Checks the counters against the flags (tests and debug builds).
     pub fn check_invariants(&self) {
         let mut c = (0u32, 0u32, 0u32, 0u64);
