@@ -3,6 +3,7 @@
 //! - [`packet`]: the packet record and its parsed transport headers.
 //! - [`queue`]: queue disciplines: drop-tail (bytes or packets) and CoDel (RFC 8289).
 //! - [`loss`]: random loss processes: Bernoulli and Gilbert–Elliott.
+//! - [`linkview`]: the read-only per-UE radio view cross-layer transport code consults.
 //! - [`link`]: one direction of a point-to-point link: a queue, a transmitter whose rate is
 //!   constant or follows a trace, propagation delay and wire impairments.
 //! - [`trace`]: trace-driven capacity (CSV of time and rate, Mahimahi delivery
@@ -16,6 +17,7 @@
 #![warn(missing_docs)]
 
 pub mod link;
+pub mod linkview;
 pub mod loss;
 pub mod packet;
 pub mod pcap;

@@ -16,6 +16,7 @@
 pub mod model;
 pub mod overrides;
 mod positional;
+pub mod ran;
 pub mod resolve;
 pub mod units;
 pub mod validate;
@@ -71,6 +72,8 @@ pub struct Loaded {
     pub origin: String,
     /// The resolved trace of each link direction that has one, by (link index, reverse).
     pub traces: resolve::Traces,
+    /// The SINR trace of each UE that has one, by UE index.
+    pub sinr_traces: ran::SinrTraces,
 }
 
 /// Loads and validates a scenario file.
@@ -125,17 +128,19 @@ pub fn load_str(
         let msg = suggest(e.inner().message());
         ScenarioError::one(origin, &path, msg)
     })?;
-    let traces = validate::validate(&scenario, base_dir).map_err(|errs| ScenarioError {
-        messages: errs
-            .into_iter()
-            .map(|(p, m)| format!("{origin}: {p}: {m}"))
-            .collect(),
-    })?;
+    let (traces, sinr_traces) =
+        validate::validate(&scenario, base_dir).map_err(|errs| ScenarioError {
+            messages: errs
+                .into_iter()
+                .map(|(p, m)| format!("{origin}: {p}: {m}"))
+                .collect(),
+        })?;
     Ok(Loaded {
         scenario,
         base_dir: base_dir.to_path_buf(),
         origin: origin.to_string(),
         traces,
+        sinr_traces,
     })
 }
 

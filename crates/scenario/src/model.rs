@@ -24,6 +24,21 @@ pub struct Scenario {
     pub links: Vec<Link>,
     /// Traffic flows.
     pub flows: Vec<Flow>,
+    /// The radio access network (gNBs, UEs, channel, radio stack), if any.
+    #[serde(default)]
+    pub ran: Option<crate::ran::Ran>,
+}
+
+impl Scenario {
+    /// Every node name: `[[nodes]]`, then the RAN's gNBs, then its UEs (world node order).
+    pub fn node_names(&self) -> Vec<&str> {
+        let mut v: Vec<&str> = self.nodes.iter().map(|n| n.name.as_str()).collect();
+        if let Some(r) = &self.ran {
+            v.extend(r.gnbs.iter().map(|g| g.name.as_str()));
+            v.extend(r.ues.iter().map(|u| u.name.as_str()));
+        }
+        v
+    }
 }
 
 /// Run control.

@@ -7,7 +7,8 @@ use mmtsim_net::trace::RateTrace;
 use std::collections::{BTreeMap, VecDeque};
 use std::path::Path;
 
-type Errs = Vec<(String, String)>;
+/// (key path, message) pairs.
+pub type Errs = Vec<(String, String)>;
 
 fn prob(errs: &mut Errs, path: String, p: f64) {
     if !(0.0..=1.0).contains(&p) || p.is_nan() {
@@ -19,7 +20,7 @@ fn prob(errs: &mut Errs, path: String, p: f64) {
 }
 
 /// Validates a scenario; on success returns the loaded traces.
-pub fn validate(s: &Scenario, base_dir: &Path) -> Result<Traces, Errs> {
+pub fn validate(s: &Scenario, base_dir: &Path) -> Result<(Traces, crate::ran::SinrTraces), Errs> {
     let mut errs: Errs = Vec::new();
     let mut traces = Traces::new();
     let dur = s.simulation.duration.0;
@@ -60,19 +61,40 @@ pub fn validate(s: &Scenario, base_dir: &Path) -> Result<Traces, Errs> {
             ));
         }
     }
+    // gNBs and UEs are nodes too (the RAN checks their names).
+    let all_names = s.node_names();
+    for (i, n) in all_names.iter().enumerate().skip(s.nodes.len()) {
+        index.entry(n).or_insert(i);
+    }
     let known = |name: &str| -> String {
         format!(
             "node \"{name}\" is not defined (defined: {})",
-            s.nodes
-                .iter()
-                .map(|n| n.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
+            all_names.join(", ")
         )
     };
 
     // Links.
-    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); s.nodes.len()];
+    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); all_names.len()];
+    let mut sinr_traces = crate::ran::SinrTraces::new();
+    if let Some(r) = &s.ran {
+        let plain: Vec<&str> = s.nodes.iter().map(|n| n.name.as_str()).collect();
+        sinr_traces =
+            crate::ran::validate(r, &plain, s.simulation.duration.time(), base_dir, &mut errs);
+        // Radio edges: every UE to its serving gNB.
+        let first = s.nodes.len();
+        for (j, u) in r.ues.iter().enumerate() {
+            let g = u
+                .gnb
+                .as_ref()
+                .and_then(|g| r.gnbs.iter().position(|x| &x.name == g))
+                .unwrap_or(0);
+            if g < r.gnbs.len() {
+                let (a, b) = (first + g, first + r.gnbs.len() + j);
+                adj[a].push(b);
+                adj[b].push(a);
+            }
+        }
+    }
     let mut names = BTreeMap::new();
     for (li, l) in s.links.iter().enumerate() {
         let p = format!("links[{li}]");
@@ -444,7 +466,7 @@ pub fn validate(s: &Scenario, base_dir: &Path) -> Result<Traces, Errs> {
         }
     }
     if errs.is_empty() {
-        Ok(traces)
+        Ok((traces, sinr_traces))
     } else {
         Err(errs)
     }

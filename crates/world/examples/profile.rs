@@ -6,4 +6,9 @@ fn main() {
     let t = std::time::Instant::now();
     let out = mmtsim_world::run(&loaded, &Default::default()).expect("run");
     eprintln!("{} events in {:?}", out.summary["events"], t.elapsed());
+    if std::env::var_os("MMTSIM_PRINT_SUMMARY").is_some() {
+        let mut s = out.summary.clone();
+        s.as_object_mut().map(|o| o.remove("scenario"));
+        println!("{}", serde_json::to_string_pretty(&s).unwrap_or_default());
+    }
 }

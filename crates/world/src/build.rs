@@ -6,6 +6,7 @@ use mmtsim_engine::{Rate, RngStreams, SimTime};
 use mmtsim_net::link::{Impairments, LinkConfig, LinkDir};
 use mmtsim_net::packet::TcpHeader;
 use mmtsim_net::trace::RateTrace;
+use mmtsim_ran::network::Ran;
 use mmtsim_scenario::model::{App, CwndRecording, Protocol};
 use mmtsim_scenario::{resolve, Loaded};
 use mmtsim_transport::tcp::receiver::TcpReceiver;
@@ -74,8 +75,17 @@ pub(crate) struct FlowState {
     pub inflight_bytes: Vec<u64>,
 }
 
+/// Route entries at or above this value are radio hops: `RADIO | ue << 1 | uplink`.
+pub(crate) const RADIO: u32 = 1 << 31;
+
 pub(crate) struct Built {
     pub nodes: Vec<String>,
+    /// The radio access network, if the scenario has one.
+    pub ran: Option<Ran>,
+    /// UE names, by UE index.
+    pub ue_names: Vec<String>,
+    /// gNB names, by cell index.
+    pub gnb_names: Vec<String>,
     pub links: Vec<LinkState>,
     /// route[node * n + dst] = link-direction index, or u32::MAX.
     pub route: Vec<u32>,
@@ -94,10 +104,10 @@ fn link_rate_desc(rate: Option<resolve::DirSettings<'_>>) -> String {
     }
 }
 
-pub(crate) fn build(l: &Loaded, seed: u64) -> Built {
+pub(crate) fn build(l: &Loaded, seed: u64) -> Result<Built, String> {
     let s = &l.scenario;
     let rng = RngStreams::new(seed);
-    let nodes: Vec<String> = s.nodes.iter().map(|n| n.name.clone()).collect();
+    let nodes: Vec<String> = s.node_names().into_iter().map(String::from).collect();
     let index: std::collections::BTreeMap<&str, u32> = nodes
         .iter()
         .enumerate()
@@ -169,6 +179,25 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Built {
     let mut in_edges: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n]; // node -> (from, link dir)
     for (i, ls) in links.iter().enumerate() {
         in_edges[ls.to as usize].push((link_from[i], i as u32));
+    }
+    let (mut ran, mut ue_names, mut gnb_names) = (None, Vec::new(), Vec::new());
+    if let Some(r) = &s.ran {
+        let cfg = mmtsim_scenario::ran::ran_config(
+            r,
+            &l.sinr_traces,
+            s.nodes.len() as u32,
+            s.simulation.duration.time(),
+            &rng,
+        )?;
+        for (j, u) in cfg.ues.iter().enumerate() {
+            let g = cfg.gnbs[u.gnb].node;
+            // Downlink: gNB → UE; uplink: UE → gNB.
+            in_edges[u.node as usize].push((g, RADIO | (j as u32) << 1));
+            in_edges[g as usize].push((u.node, RADIO | (j as u32) << 1 | 1));
+        }
+        ue_names = cfg.ues.iter().map(|u| u.name.clone()).collect();
+        gnb_names = cfg.gnbs.iter().map(|g| g.name.clone()).collect();
+        ran = Some(Ran::new(&cfg, &rng));
     }
     let mut dist = vec![u32::MAX; n];
     let mut q = VecDeque::with_capacity(n);
@@ -262,9 +291,15 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Built {
                         unreachable!("validated: UDP flows are cbr")
                     };
                     let first_link = route[src as usize * n + dst as usize];
-                    let rate = rate
-                        .map(|r| r.rate())
-                        .unwrap_or_else(|| links[first_link as usize].dir.rate_hint());
+                    let rate = rate.map(|r| r.rate()).unwrap_or_else(|| {
+                        if first_link >= RADIO {
+                            // Saturate the radio: its peak rate.
+                            let peak = ran.as_ref().map_or(1e9, |r| r.numerology().peak_rate_bps());
+                            Rate(peak as u64)
+                        } else {
+                            links[first_link as usize].dir.rate_hint()
+                        }
+                    });
                     let payload = payload.map_or(1472, |p| p.0 as u32);
                     (
                         FlowKind::Udp {
@@ -295,13 +330,16 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Built {
             });
         }
     }
-    Built {
+    Ok(Built {
         nodes,
+        ran,
+        ue_names,
+        gnb_names,
         links,
         route,
         flows,
         captured_links,
-    }
+    })
 }
 
 impl FlowKind {

@@ -1,12 +1,14 @@
 //! The event loop and the summary.
 
-use crate::build::{build, FlowKind, FlowState, LinkState};
+use crate::build::{build, FlowKind, FlowState, LinkState, RADIO};
 use crate::output::{Column, ColumnData, RunOutput, Table};
-use mmtsim_engine::queue::CLASS_LATE;
+use mmtsim_engine::queue::{CLASS_EARLY, CLASS_LATE};
 use mmtsim_engine::{EventQueue, SimTime};
 use mmtsim_net::link::{LinkOutput, PacketRef};
+use mmtsim_net::linkview::Direction;
 use mmtsim_net::packet::{Packet, TcpHeader, Transport, UdpHeader};
 use mmtsim_net::pcap::PcapWriter;
+use mmtsim_ran::network::{Ran, RanOutput};
 use mmtsim_scenario::model::CwndRecording;
 use mmtsim_scenario::Loaded;
 use mmtsim_transport::tcp::sender::SenderState;
@@ -37,6 +39,8 @@ pub enum RunError {
     Cancelled,
     /// Writing a capture file failed.
     Io(String),
+    /// The scenario could not be built for this seed (e.g. random obstacles do not fit).
+    Build(String),
 }
 
 impl std::fmt::Display for RunError {
@@ -44,6 +48,7 @@ impl std::fmt::Display for RunError {
         match self {
             RunError::Cancelled => f.write_str("the run was cancelled"),
             RunError::Io(m) => write!(f, "writing results failed: {m}"),
+            RunError::Build(m) => write!(f, "cannot build the scenario: {m}"),
         }
     }
 }
@@ -69,6 +74,8 @@ enum Ev {
     AppWake(u32),
     UdpSend(u32),
     Sample,
+    /// A slot of a cell.
+    Slot(u32),
 }
 
 struct Sim {
@@ -92,13 +99,34 @@ struct Sim {
     q_bytes: Vec<u64>,
     q_packets: Vec<u32>,
     q_drops: Vec<u64>,
+    ran: Option<Ran>,
+    rout: RanOutput,
+    ue_names: Vec<String>,
+    gnb_names: Vec<String>,
+    rs: RanSeries,
+}
+
+/// The per-UE radio time series.
+#[derive(Default)]
+struct RanSeries {
+    ue: Vec<u32>,
+    t_ns: Vec<u64>,
+    sinr_dl_db: Vec<f64>,
+    sinr_ul_db: Vec<f64>,
+    mcs_dl: Vec<f64>,
+    mcs_ul: Vec<f64>,
+    los: Vec<u32>,
+    rlc_dl_bytes: Vec<u64>,
+    rlc_ul_bytes: Vec<u64>,
+    x_m: Vec<f64>,
+    y_m: Vec<f64>,
 }
 
 /// Runs a validated scenario to its end.
 pub fn run(loaded: &Loaded, ctl: &RunControl) -> Result<RunOutput, RunError> {
     let s = &loaded.scenario;
     let seed = ctl.seed.unwrap_or(s.simulation.seed);
-    let b = build(loaded, seed);
+    let b = build(loaded, seed).map_err(RunError::Build)?;
     let mut captures = Vec::new();
     if let Some(dir) = &ctl.capture_dir {
         if !b.captured_links.is_empty() {
@@ -134,6 +162,11 @@ pub fn run(loaded: &Loaded, ctl: &RunControl) -> Result<RunOutput, RunError> {
         q_bytes: vec![],
         q_packets: vec![],
         q_drops: vec![],
+        ran: b.ran,
+        rout: RanOutput::default(),
+        ue_names: b.ue_names,
+        gnb_names: b.gnb_names,
+        rs: RanSeries::default(),
     };
     for (i, f) in sim.flows.iter().enumerate() {
         sim.q.schedule(f.start, Ev::FlowStart(i as u32));
@@ -225,6 +258,47 @@ impl Sim {
                 }
             }
             Ev::Sample => self.take_sample(now),
+            Ev::Slot(c) => self.slot(now, c),
+        }
+    }
+
+    // ----- radio -----
+
+    fn slot(&mut self, now: SimTime, c: u32) {
+        let Some(ran) = self.ran.as_mut() else {
+            return;
+        };
+        let mut out = std::mem::take(&mut self.rout);
+        let next = ran.slot(now, c as usize, &mut out);
+        if let Some(t) = next {
+            self.q.schedule_in_class(t, CLASS_EARLY, Ev::Slot(c));
+        }
+        for id in out.dropped.drain(..) {
+            self.free.push(id as u32);
+        }
+        for (id, node) in out.delivered.drain(..) {
+            self.forward(now, id as u32, node);
+        }
+        self.rout = out;
+    }
+
+    /// Packet `pkt` takes radio hop `hop` (a route entry ≥ RADIO).
+    fn radio(&mut self, now: SimTime, pkt: u32, hop: u32) {
+        let ue = ((hop & !RADIO) >> 1) as usize;
+        let dir = if hop & 1 == 1 {
+            Direction::Uplink
+        } else {
+            Direction::Downlink
+        };
+        let size = self.pkts[pkt as usize].size_bytes;
+        let ran = self
+            .ran
+            .as_mut()
+            .expect("radio routes exist only with a RAN");
+        match ran.enqueue(now, ue, dir, pkt as u64, size) {
+            Err(()) => self.free.push(pkt),
+            Ok(Some((c, t))) => self.q.schedule_in_class(t, CLASS_EARLY, Ev::Slot(c as u32)),
+            Ok(None) => {}
         }
     }
 
@@ -271,6 +345,10 @@ impl Sim {
         }
         let l = self.route[node as usize * self.n_nodes + p.dst as usize];
         debug_assert_ne!(l, u32::MAX, "validated scenarios route every flow");
+        if l >= RADIO {
+            self.radio(now, pkt, l);
+            return;
+        }
         let (reverse, capture) = (
             self.links[l as usize].reverse,
             self.links[l as usize].capture,
@@ -522,6 +600,23 @@ impl Sim {
             self.q_drops
                 .push(l.dir.stats.tail_drops + l.dir.stats.aqm_drops);
         }
+        if let Some(ran) = self.ran.as_mut() {
+            for u in 0..ran.ues() {
+                let s = ran.sample(u, now);
+                let r = &mut self.rs;
+                r.ue.push(u as u32);
+                r.t_ns.push(now.ns());
+                r.sinr_dl_db.push(s.sinr_dl_db);
+                r.sinr_ul_db.push(s.sinr_ul_db);
+                r.mcs_dl.push(s.mcs[0].map_or(f64::NAN, f64::from));
+                r.mcs_ul.push(s.mcs[1].map_or(f64::NAN, f64::from));
+                r.los.push(s.los as u32);
+                r.rlc_dl_bytes.push(s.rlc_bytes[0]);
+                r.rlc_ul_bytes.push(s.rlc_bytes[1]);
+                r.x_m.push(s.position.x);
+                r.y_m.push(s.position.y);
+            }
+        }
         let next = now + self.sample;
         if next <= self.end {
             self.q.schedule_in_class(next, CLASS_LATE, Ev::Sample);
@@ -675,6 +770,7 @@ impl Sim {
                 })
             })
             .collect();
+        let (ues_json, cells_json) = self.ran_summary();
         let mut scenario = serde_json::to_value(&loaded.scenario).expect("scenario serialises");
         scenario["simulation"]["seed"] = json!(seed);
         let summary = json!({
@@ -685,6 +781,8 @@ impl Sim {
             "events": self.q.events_processed(),
             "flows": flows_json,
             "links": links_json,
+            "ues": ues_json,
+            "cells": cells_json,
             "scenario": scenario,
         });
         let u32c = |name, v: Vec<u32>| Column {
@@ -737,7 +835,88 @@ impl Sim {
                 columns: vec![u32c("flow", o_flow), u64c("t_ns", o_t), u32c("owd_us", o_v)],
             },
         ];
+        let r = std::mem::take(&mut self.rs);
+        let mut tables = tables;
+        if self.ran.is_some() {
+            tables.push(Table {
+                name: "ran",
+                columns: vec![
+                    u32c("ue", r.ue),
+                    u64c("t_ns", r.t_ns),
+                    f64c("sinr_dl_db", r.sinr_dl_db),
+                    f64c("sinr_ul_db", r.sinr_ul_db),
+                    f64c("mcs_dl", r.mcs_dl),
+                    f64c("mcs_ul", r.mcs_ul),
+                    u32c("los", r.los),
+                    u64c("rlc_dl_bytes", r.rlc_dl_bytes),
+                    u64c("rlc_ul_bytes", r.rlc_ul_bytes),
+                    f64c("x_m", r.x_m),
+                    f64c("y_m", r.y_m),
+                ],
+            });
+        }
         RunOutput { summary, tables }
+    }
+
+    /// Per-UE and per-cell summaries of the RAN (empty lists without one).
+    fn ran_summary(&self) -> (serde_json::Value, serde_json::Value) {
+        let Some(ran) = &self.ran else {
+            return (json!([]), json!([]));
+        };
+        let secs = self.end.secs_f64();
+        let mean = |v: &[f64], ue: u32, col: &[u32]| {
+            let (mut s, mut n) = (0.0, 0u64);
+            for (x, u) in v.iter().zip(col) {
+                if *u == ue && x.is_finite() {
+                    s += x;
+                    n += 1;
+                }
+            }
+            (n > 0).then(|| s / n as f64)
+        };
+        let ues: Vec<_> = (0..ran.ues())
+            .map(|u| {
+                let st = ran.ue_stats(u);
+                let [g, e] = ran.rlc_stats(u);
+                let id = u as u32;
+                let rlc_mean = |col: &[u64]| {
+                    let v: Vec<f64> = col.iter().map(|&b| b as f64).collect();
+                    mean(&v, id, &self.rs.ue)
+                };
+                json!({
+                    "id": u,
+                    "name": self.ue_names[u],
+                    "sinr_dl_mean_db": mean(&self.rs.sinr_dl_db, id, &self.rs.ue),
+                    "los_fraction": mean(&self.rs.los.iter().map(|&l| l as f64).collect::<Vec<_>>(), id, &self.rs.ue),
+                    "rlc_dl_mean_bytes": rlc_mean(&self.rs.rlc_dl_bytes),
+                    "rlc_ul_mean_bytes": rlc_mean(&self.rs.rlc_ul_bytes),
+                    "transport_blocks": {"dl": st.tbs[0], "ul": st.tbs[1]},
+                    "tb_errors": {"dl": st.tb_errors[0], "ul": st.tb_errors[1]},
+                    "harq_retransmissions": {"dl": st.harq_retx[0], "ul": st.harq_retx[1]},
+                    "harq_failures": {"dl": st.harq_failures[0], "ul": st.harq_failures[1]},
+                    "rlc_buffer_drops": {"dl": st.buffer_drops[0], "ul": st.buffer_drops[1]},
+                    "rlc_retransmissions": {"dl": g.pdus_retx, "ul": e.pdus_retx},
+                    "decoded_mbps": {
+                        "dl": st.decoded_bytes[0] as f64 * 8.0 / secs / 1e6,
+                        "ul": st.decoded_bytes[1] as f64 * 8.0 / secs / 1e6,
+                    },
+                })
+            })
+            .collect();
+        let cells: Vec<_> = (0..ran.cells())
+            .map(|c| {
+                let b = ran.cell_bytes(c);
+                json!({
+                    "id": c,
+                    "name": self.gnb_names[c],
+                    "throughput_mbps": {
+                        "dl": b[0] as f64 * 8.0 / secs / 1e6,
+                        "ul": b[1] as f64 * 8.0 / secs / 1e6,
+                    },
+                })
+            })
+            .collect();
+        (json!(ues), json!(cells))
     }
 }
 

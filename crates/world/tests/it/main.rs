@@ -8,6 +8,7 @@ mod cubic_curve;
 mod determinism;
 mod mathis;
 mod metrics;
+mod ran;
 mod reliability;
 mod rto;
 mod throughput;

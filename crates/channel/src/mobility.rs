@@ -1,0 +1,835 @@
+//! UE motion: static, constant velocity, waypoints with pauses, random walk.
+//!
+//! What it models: the position and velocity of one UE as a function of simulated time, for the
+//! scenarios of the papers we reproduce:
+//! - X-TCP (Azzino et al. 2017): UEs crossing a rectangle left to right on straight lines at
+//!   1.75 m/s (Fig. 1) or 5 m/s (Fig. 5) → [`MobilitySpec::Linear`].
+//! - Mateo et al.: a UE static for 2 s, walking 21 s at 1.5 m/s parallel to the AP, static for
+//!   2 s → [`MobilitySpec::Waypoints`] with pauses.
+//! - Zhang et al.: a high-speed train at 108 km/h = 30 m/s along the track → `Linear`; urban UEs
+//!   at walking speed → [`MobilitySpec::RandomWalk`].
+//!
+//! References: ns-3 `src/mobility/model/constant-velocity-mobility-model.cc`,
+//! `waypoint-mobility-model.cc` and `random-walk-2d-mobility-model.cc` (mode "Time": every
+//! `Time` a new speed and a new direction are drawn, speed first; the walker rebounds off the
+//! `Bounds` rectangle by mirroring the velocity component normal to the wall).
+//!
+//! Simplifications and deviations:
+//! - Positions are evaluated on demand (`position(t)`), not pushed by course-change events.
+//!   Callers that need the instants where the motion changes use [`Mobility::leg`].
+//! - Random walk: the rebound is computed by folding the straight, unbounded motion back into
+//!   the rectangle (a triangle wave per axis), which is exactly the mirror-rebound path of ns-3
+//!   without tracking wall-hit events. Directions and speeds are drawn at t = k·interval for
+//!   k = 0, 1, 2, … from the UE's own stream, so the trajectory does not depend on when or how
+//!   often it is queried. ns-3 also offers a "Distance" mode (redraw every so many metres) that we
+//!   do not implement, and draws its first leg at t = 0 like we do.
+//! - Waypoint timing: each leg's travel time is rounded to the nanosecond once, so arrival
+//!   instants are exact `SimTime`s and the UE is exactly on the waypoint during a pause.
+//! - Motion is 2-D for the random walk (z constant) and 3-D otherwise; nothing prevents a path
+//!   from going through a building: scenario validation does that, with the help of
+//!   [`MobilitySpec::stays_within`] and the geometry module.
+
+use crate::geometry::{Aabb, Vec3};
+use mmtsim_engine::rng::SimRng;
+use mmtsim_engine::time::SimTime;
+use rand::Rng;
+use std::f64::consts::PI;
+
+/// How a UE moves: the validated, serialisable description (the scenario layer builds it).
+#[derive(Clone, Debug, PartialEq)]
+pub enum MobilitySpec {
+    /// Constant velocity from `start` (high-speed train: 30 m/s along a line).
+    Linear {
+        /// Position at t = 0, m.
+        start: Vec3,
+        /// Velocity, m/s.
+        velocity: Vec3,
+    },
+    /// Random walk: speed and direction (uniform 0..2π) redrawn every `interval`, speed uniform in
+    /// [min, max]; reflects off the boundary rectangle `area` (x/y of an Aabb), z constant.
+    RandomWalk {
+        /// Position at t = 0, m; must be inside `area` (x/y).
+        start: Vec3,
+        /// Lowest speed, m/s (≥ 0).
+        speed_min_mps: f64,
+        /// Highest speed, m/s (≥ `speed_min_mps`).
+        speed_max_mps: f64,
+        /// Time between redraws (> 0).
+        interval: SimTime,
+        /// The walls: only x and y are used.
+        area: Aabb,
+    },
+    /// Never moves.
+    Static {
+        /// Position, m.
+        pos: Vec3,
+    },
+    /// Walk the waypoints in order at `speed_mps`, pausing `pauses[i]` on arriving at `points[i]`
+    /// (the UE "arrives" at `points[0]` at t = 0, so `pauses[0]` is an initial wait); stays at the
+    /// last point for ever. Mateo et al.: points [A, B], pauses [2 s, 2 s], 1.5 m/s.
+    Waypoints {
+        /// The path, m; at least one point.
+        points: Vec<Vec3>,
+        /// Walking speed, m/s (> 0 when there is more than one point).
+        speed_mps: f64,
+        /// One pause per point.
+        pauses: Vec<SimTime>,
+    },
+}
+
+impl MobilitySpec {
+    /// Checks the spec; the error names the problem and the value.
+    pub fn validate(&self) -> Result<(), String> {
+        match self {
+            MobilitySpec::Static { pos } => finite("pos", *pos),
+            MobilitySpec::Linear { start, velocity } => {
+                finite("start", *start)?;
+                finite("velocity", *velocity)
+            }
+            MobilitySpec::Waypoints {
+                points,
+                speed_mps,
+                pauses,
+            } => {
+                if points.is_empty() {
+                    return Err("waypoints: `points` is empty (expected at least one point)".into());
+                }
+                for (i, p) in points.iter().enumerate() {
+                    finite(&format!("points[{i}]"), *p)?;
+                }
+                if pauses.len() != points.len() {
+                    return Err(format!(
+                        "waypoints: {} pauses for {} points (expected one pause per point)",
+                        pauses.len(),
+                        points.len()
+                    ));
+                }
+                if points.len() > 1 && !(speed_mps.is_finite() && *speed_mps > 0.0) {
+                    return Err(format!(
+                        "waypoints: speed_mps = {speed_mps} (expected a finite speed > 0 m/s)"
+                    ));
+                }
+                Ok(())
+            }
+            MobilitySpec::RandomWalk {
+                start,
+                speed_min_mps,
+                speed_max_mps,
+                interval,
+                area,
+            } => {
+                finite("start", *start)?;
+                if !(speed_min_mps.is_finite() && *speed_min_mps >= 0.0) {
+                    return Err(format!(
+                        "random walk: speed_min_mps = {speed_min_mps} (expected finite, >= 0 m/s)"
+                    ));
+                }
+                if !(speed_max_mps.is_finite() && speed_max_mps >= speed_min_mps) {
+                    return Err(format!(
+                        "random walk: speed_max_mps = {speed_max_mps} (expected finite, >= speed_min_mps = {speed_min_mps})"
+                    ));
+                }
+                if *interval == SimTime::ZERO {
+                    return Err("random walk: interval = 0 (expected > 0)".into());
+                }
+                // `area` may have been built as a struct literal: re-check its invariant.
+                Aabb::new(area.min, area.max).map_err(|e| format!("random walk: area: {e}"))?;
+                if !area.contains_2d(*start) {
+                    return Err(format!(
+                        "random walk: start ({}, {}) is outside the area x [{}, {}], y [{}, {}]",
+                        start.x, start.y, area.min.x, area.max.x, area.min.y, area.max.y
+                    ));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// For deterministic specs: does the path stay inside `area` (x/y, closed) for t in
+    /// [0, `until`]? Paths are piecewise straight and the area is convex, so checking the corners
+    /// of the path (and its position at `until`) is exact. For a random walk the answer is
+    /// whether its own rebound area lies inside `area` (the walk can reach any point of it).
+    pub fn stays_within(&self, area: &Aabb, until: SimTime) -> bool {
+        match self {
+            MobilitySpec::Static { pos } => area.contains_2d(*pos),
+            MobilitySpec::Linear { start, velocity } => {
+                area.contains_2d(*start) && area.contains_2d(*start + *velocity * until.secs_f64())
+            }
+            MobilitySpec::Waypoints { .. } => {
+                let plan = WaypointPlan::new(self);
+                // Every waypoint reached by `until`, plus where the UE is at `until`.
+                plan.phases
+                    .iter()
+                    .take_while(|ph| ph.t_start <= until)
+                    .all(|ph| area.contains_2d(ph.from))
+                    && area.contains_2d(plan.position(until))
+            }
+            MobilitySpec::RandomWalk { area: own, .. } => {
+                area.min.x <= own.min.x
+                    && own.max.x <= area.max.x
+                    && area.min.y <= own.min.y
+                    && own.max.y <= area.max.y
+            }
+        }
+    }
+}
+
+fn finite(name: &str, p: Vec3) -> Result<(), String> {
+    if p.is_finite() {
+        Ok(())
+    } else {
+        Err(format!("{name} = {p:?} (expected finite coordinates)"))
+    }
+}
+
+/// A straight piece of motion: from the query time `t`, the UE is at
+/// `pos + velocity·(t' − t)` for every t' in [t, `until`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Leg {
+    /// Position at the query time, m.
+    pub pos: Vec3,
+    /// Velocity on the leg, m/s.
+    pub velocity: Vec3,
+    /// End of the leg (exclusive of what follows): the next waypoint arrival, pause end, wall
+    /// bounce or redraw, rounded down to the nanosecond but always after the query time;
+    /// [`SimTime::NEVER`] if the motion never changes.
+    pub until: SimTime,
+}
+
+/// The state of one UE's motion.
+#[derive(Clone, Debug)]
+pub struct Mobility {
+    state: State,
+}
+
+#[derive(Clone, Debug)]
+enum State {
+    Static(Vec3),
+    Linear { start: Vec3, velocity: Vec3 },
+    Waypoints { plan: WaypointPlan, cursor: usize },
+    RandomWalk(Box<RandomWalk>),
+}
+
+impl Mobility {
+    /// The motion described by `spec`, drawing any randomness from `rng` (the UE's own stream).
+    ///
+    /// # Panics
+    /// If `spec` does not pass [`MobilitySpec::validate`]: the scenario layer validates first, so
+    /// reaching this is a bug.
+    pub fn new(spec: &MobilitySpec, rng: SimRng) -> Mobility {
+        if let Err(e) = spec.validate() {
+            panic!("Mobility::new on an invalid spec (validate first): {e}");
+        }
+        let state = match spec {
+            MobilitySpec::Static { pos } => State::Static(*pos),
+            MobilitySpec::Linear { start, velocity } => State::Linear {
+                start: *start,
+                velocity: *velocity,
+            },
+            MobilitySpec::Waypoints { .. } => State::Waypoints {
+                plan: WaypointPlan::new(spec),
+                cursor: 0,
+            },
+            MobilitySpec::RandomWalk {
+                start,
+                speed_min_mps,
+                speed_max_mps,
+                interval,
+                area,
+            } => State::RandomWalk(Box::new(RandomWalk::new(
+                *start,
+                *speed_min_mps,
+                *speed_max_mps,
+                *interval,
+                *area,
+                rng,
+            ))),
+        };
+        Mobility { state }
+    }
+
+    /// Position at `t`. Calls should come with non-decreasing `t` (then every call is O(1)
+    /// amortised); an earlier `t` is still answered correctly, by replaying from the start.
+    pub fn position(&mut self, t: SimTime) -> Vec3 {
+        self.leg(t).pos
+    }
+
+    /// Velocity at `t`, m/s (zero while paused or static).
+    pub fn velocity(&mut self, t: SimTime) -> Vec3 {
+        self.leg(t).velocity
+    }
+
+    /// Current speed at `t`, m/s (the fading Doppler needs it).
+    pub fn speed_mps(&mut self, t: SimTime) -> f64 {
+        self.velocity(t).norm()
+    }
+
+    /// The straight piece of motion starting at `t`: pair it with
+    /// [`crate::geometry::los_transitions`] to schedule LOS changes exactly.
+    pub fn leg(&mut self, t: SimTime) -> Leg {
+        match &mut self.state {
+            State::Static(p) => Leg {
+                pos: *p,
+                velocity: Vec3::default(),
+                until: SimTime::NEVER,
+            },
+            State::Linear { start, velocity } => Leg {
+                pos: *start + *velocity * t.secs_f64(),
+                velocity: *velocity,
+                until: SimTime::NEVER,
+            },
+            State::Waypoints { plan, cursor } => {
+                let phases = &plan.phases;
+                if *cursor >= phases.len() || t < phases[*cursor].t_start {
+                    *cursor = phases.partition_point(|ph| ph.t_end <= t);
+                } else {
+                    while *cursor < phases.len() && phases[*cursor].t_end <= t {
+                        *cursor += 1;
+                    }
+                }
+                match phases.get(*cursor) {
+                    Some(ph) => Leg {
+                        pos: ph.at(t),
+                        velocity: ph.velocity,
+                        until: ph.t_end,
+                    },
+                    None => Leg {
+                        pos: plan.last,
+                        velocity: Vec3::default(),
+                        until: SimTime::NEVER,
+                    },
+                }
+            }
+            State::RandomWalk(w) => w.leg(t),
+        }
+    }
+}
+
+/// One phase of a waypoint walk: a pause (`from == to`) or a walk, on [t_start, t_end).
+#[derive(Clone, Debug)]
+struct Phase {
+    t_start: SimTime,
+    t_end: SimTime,
+    from: Vec3,
+    to: Vec3,
+    velocity: Vec3,
+}
+
+impl Phase {
+    fn at(&self, t: SimTime) -> Vec3 {
+        let len = (self.t_end - self.t_start).ns();
+        if len == 0 || self.from == self.to {
+            return self.from;
+        }
+        let f = (t.saturating_sub(self.t_start).ns() as f64 / len as f64).min(1.0);
+        self.from + (self.to - self.from) * f
+    }
+}
+
+/// The whole waypoint timetable, computed once.
+#[derive(Clone, Debug)]
+struct WaypointPlan {
+    /// Non-empty phases only, in time order, contiguous.
+    phases: Vec<Phase>,
+    /// Where the UE stays after the last phase.
+    last: Vec3,
+}
+
+impl WaypointPlan {
+    /// `spec` must be a valid `Waypoints`.
+    fn new(spec: &MobilitySpec) -> WaypointPlan {
+        let MobilitySpec::Waypoints {
+            points,
+            speed_mps,
+            pauses,
+        } = spec
+        else {
+            unreachable!("WaypointPlan::new is only called on Waypoints");
+        };
+        let mut phases = Vec::with_capacity(2 * points.len());
+        let mut t = SimTime::ZERO;
+        for (i, &p) in points.iter().enumerate() {
+            if pauses[i] > SimTime::ZERO {
+                phases.push(Phase {
+                    t_start: t,
+                    t_end: t + pauses[i],
+                    from: p,
+                    to: p,
+                    velocity: Vec3::default(),
+                });
+                t += pauses[i];
+            }
+            if let Some(&q) = points.get(i + 1) {
+                let dist = p.dist(q);
+                let dt = SimTime::from_secs_f64(dist / speed_mps);
+                if dt > SimTime::ZERO {
+                    phases.push(Phase {
+                        t_start: t,
+                        t_end: t + dt,
+                        from: p,
+                        to: q,
+                        velocity: (q - p) * (speed_mps / dist),
+                    });
+                    t += dt;
+                }
+            }
+        }
+        WaypointPlan {
+            phases,
+            // Valid specs have at least one point.
+            last: *points.last().expect("validated: at least one waypoint"),
+        }
+    }
+
+    fn position(&self, t: SimTime) -> Vec3 {
+        let k = self.phases.partition_point(|ph| ph.t_end <= t);
+        self.phases.get(k).map_or(self.last, |ph| ph.at(t))
+    }
+}
+
+/// ns-3 `RandomWalk2dMobilityModel`, mode "Time", with rebound off the area's walls.
+#[derive(Clone, Debug)]
+struct RandomWalk {
+    speed_min_mps: f64,
+    speed_max_mps: f64,
+    interval: SimTime,
+    area: Aabb,
+    /// Position and rng at t = 0, kept to replay if asked about the past.
+    start: Vec3,
+    rng0: SimRng,
+    rng: SimRng,
+    /// Index k of the current draw interval [k·interval, (k+1)·interval).
+    k: u64,
+    /// Position at k·interval (inside the area).
+    pos_k: Vec3,
+    /// Unfolded velocity drawn for interval k, m/s (z = 0).
+    vel_k: Vec3,
+}
+
+impl RandomWalk {
+    fn new(
+        start: Vec3,
+        speed_min_mps: f64,
+        speed_max_mps: f64,
+        interval: SimTime,
+        area: Aabb,
+        rng: SimRng,
+    ) -> RandomWalk {
+        let mut w = RandomWalk {
+            speed_min_mps,
+            speed_max_mps,
+            interval,
+            area,
+            start,
+            rng0: rng.clone(),
+            rng,
+            k: 0,
+            pos_k: start,
+            vel_k: Vec3::default(),
+        };
+        w.vel_k = w.draw();
+        w
+    }
+
+    /// Speed first, then direction, as ns-3 does.
+    fn draw(&mut self) -> Vec3 {
+        let u_speed: f64 = self.rng.random();
+        let u_dir: f64 = self.rng.random();
+        let speed = self.speed_min_mps + (self.speed_max_mps - self.speed_min_mps) * u_speed;
+        let dir = 2.0 * PI * u_dir;
+        Vec3::new(speed * dir.cos(), speed * dir.sin(), 0.0)
+    }
+
+    fn leg(&mut self, t: SimTime) -> Leg {
+        let iv = self.interval.ns();
+        let k_t = t.ns() / iv;
+        if k_t < self.k {
+            // Asked about the past: replay from t = 0 (same draws, same path).
+            self.rng = self.rng0.clone();
+            self.k = 0;
+            self.pos_k = self.start;
+            self.vel_k = self.draw();
+        }
+        while self.k < k_t {
+            let (p, _) = self.fold(self.interval.secs_f64());
+            self.pos_k = p;
+            self.k += 1;
+            self.vel_k = self.draw();
+        }
+        let t_k = SimTime::from_ns(self.k * iv);
+        let tau = (t - t_k).secs_f64();
+        let (pos, vel) = self.fold(tau);
+        // Time to the next wall along each axis, then the leg ends at the earliest of the walls
+        // and the next redraw.
+        let mut to_event = (SimTime::from_ns((self.k + 1) * iv) - t).secs_f64();
+        for (p, vv, lo, hi) in [
+            (pos.x, vel.x, self.area.min.x, self.area.max.x),
+            (pos.y, vel.y, self.area.min.y, self.area.max.y),
+        ] {
+            let dt = if vv > 0.0 {
+                (hi - p) / vv
+            } else if vv < 0.0 {
+                (lo - p) / vv
+            } else {
+                f64::INFINITY
+            };
+            to_event = to_event.min(dt.max(0.0));
+        }
+        let until = SimTime::from_ns(t.ns() + ((to_event * 1e9).floor() as u64).max(1));
+        Leg {
+            pos,
+            velocity: vel,
+            until,
+        }
+    }
+
+    /// Position and (reflected) velocity `tau` seconds after k·interval.
+    fn fold(&self, tau: f64) -> (Vec3, Vec3) {
+        let (x, vx) = fold_axis(
+            self.pos_k.x + self.vel_k.x * tau,
+            self.vel_k.x,
+            self.area.min.x,
+            self.area.max.x,
+        );
+        let (y, vy) = fold_axis(
+            self.pos_k.y + self.vel_k.y * tau,
+            self.vel_k.y,
+            self.area.min.y,
+            self.area.max.y,
+        );
+        (Vec3::new(x, y, self.pos_k.z), Vec3::new(vx, vy, 0.0))
+    }
+}
+
+/// Folds the unbounded coordinate `u` (moving at `v`) into [lo, hi] by mirror reflections: a
+/// triangle wave of period 2(hi − lo). Returns the folded coordinate and velocity. At a wall
+/// the velocity returned points back into the interval.
+fn fold_axis(u: f64, v: f64, lo: f64, hi: f64) -> (f64, f64) {
+    let len = hi - lo;
+    if len <= 0.0 {
+        return (lo, 0.0);
+    }
+    let r = (u - lo).rem_euclid(2.0 * len);
+    let (x, v) = if r <= len {
+        (lo + r, v)
+    } else {
+        (lo + 2.0 * len - r, -v)
+    };
+    let x = x.clamp(lo, hi);
+    // On a wall, moving outwards means the bounce happens now.
+    let v = if (x >= hi && v > 0.0) || (x <= lo && v < 0.0) {
+        -v
+    } else {
+        v
+    };
+    (x, v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mmtsim_engine::rng::RngStreams;
+
+    fn v(x: f64, y: f64, z: f64) -> Vec3 {
+        Vec3::new(x, y, z)
+    }
+    fn close(a: Vec3, b: Vec3) -> bool {
+        a.dist(b) < 1e-9
+    }
+    fn rng() -> SimRng {
+        RngStreams::new(1).stream("mobility/ue0")
+    }
+
+    /// Mateo et al.: static 2 s, walk 21 s at 1.5 m/s, static 2 s. Path from A = (−15.75, 50, 1.5)
+    /// to B = (15.75, 50, 1.5): 31.5 m = 1.5 m/s × 21 s.
+    #[test]
+    fn waypoints_walk_stop_walk() {
+        let a = v(-15.75, 50.0, 1.5);
+        let b = v(15.75, 50.0, 1.5);
+        let c = v(15.75, 56.0, 1.5);
+        let spec = MobilitySpec::Waypoints {
+            points: vec![a, b, c],
+            speed_mps: 1.5,
+            pauses: vec![SimTime::from_secs(2), SimTime::from_secs(2), SimTime::ZERO],
+        };
+        spec.validate().unwrap();
+        let mut m = Mobility::new(&spec, rng());
+        let s = SimTime::from_secs_f64;
+        // Paused at A on [0, 2 s).
+        assert!(close(m.position(s(0.0)), a));
+        assert!(close(m.position(s(1.999)), a));
+        assert_eq!(m.speed_mps(s(1.0)), 0.0);
+        // Walking from t = 2 s: x = −15.75 + 1.5(t − 2). At t = 5 s: −11.25; at t = 12.5 s: 0.
+        assert!(close(m.position(s(5.0)), v(-11.25, 50.0, 1.5)));
+        assert!((m.speed_mps(s(5.0)) - 1.5).abs() < 1e-12);
+        assert!(close(m.position(s(12.5)), v(0.0, 50.0, 1.5)));
+        // Arrives at B at 2 + 21 = 23 s, paused until 25 s.
+        assert!(close(m.position(s(23.0)), b));
+        assert!(close(m.position(s(24.5)), b));
+        assert_eq!(m.speed_mps(s(24.5)), 0.0);
+        // Then 6 m north at 1.5 m/s: 4 s, arriving at 29 s. At 27 s: 3 m along.
+        assert!(close(m.position(s(27.0)), v(15.75, 53.0, 1.5)));
+        assert!(close(m.velocity(s(27.0)), v(0.0, 1.5, 0.0)));
+        // Stays at the last point.
+        assert!(close(m.position(s(29.0)), c));
+        assert!(close(m.position(s(1000.0)), c));
+        assert_eq!(m.speed_mps(s(1000.0)), 0.0);
+        // Going back in time is answered correctly too.
+        assert!(close(m.position(s(5.0)), v(-11.25, 50.0, 1.5)));
+        // Legs end at the phase boundaries.
+        assert_eq!(m.leg(s(5.0)).until, SimTime::from_secs(23));
+        assert_eq!(m.leg(s(0.0)).until, SimTime::from_secs(2));
+        assert_eq!(m.leg(s(100.0)).until, SimTime::NEVER);
+    }
+
+    /// Zhang et al.: 108 km/h = 108 000 m / 3600 s = 30 m/s. After 10 s the train has covered
+    /// 300 m; after 19.333 s (580 m, one intersite distance) it is abreast of the next gNB.
+    #[test]
+    fn high_speed_train_at_108_kmh() {
+        let v_mps = 108.0 * 1000.0 / 3600.0;
+        assert_eq!(v_mps, 30.0);
+        let spec = MobilitySpec::Linear {
+            start: v(0.0, -10.0, 2.0),
+            velocity: v(v_mps, 0.0, 0.0),
+        };
+        let mut m = Mobility::new(&spec, rng());
+        assert!(close(
+            m.position(SimTime::from_secs(10)),
+            v(300.0, -10.0, 2.0)
+        ));
+        // 580/30 s is rounded to the nanosecond: ≤ 0.5 ns × 30 m/s = 15 nm off.
+        let p = m.position(SimTime::from_secs_f64(580.0 / 30.0));
+        assert!(p.dist(v(580.0, -10.0, 2.0)) < 2e-8, "{p:?}");
+        assert_eq!(m.speed_mps(SimTime::from_secs(3)), 30.0);
+        // 1 ms at 30 m/s is 3 cm.
+        let p0 = m.position(SimTime::from_ms(1000));
+        let p1 = m.position(SimTime::from_ms(1001));
+        assert!((p1.x - p0.x - 0.03).abs() < 1e-9);
+        let track = Aabb::new(v(-1.0, -20.0, 0.0), v(1200.0, 0.0, 50.0)).unwrap();
+        // 1200 m of track last 40 s at 30 m/s.
+        assert!(spec.stays_within(&track, SimTime::from_secs(40)));
+        assert!(!spec.stays_within(&track, SimTime::from_secs_f64(40.1)));
+    }
+
+    fn walk_spec(seed_area: Aabb) -> MobilitySpec {
+        MobilitySpec::RandomWalk {
+            start: v(10.0, 5.0, 1.5),
+            speed_min_mps: 1.0,
+            speed_max_mps: 4.0,
+            interval: SimTime::from_secs(1),
+            area: seed_area,
+        }
+    }
+
+    #[test]
+    fn random_walk_stays_inside_and_is_deterministic() {
+        let area = Aabb::new(v(0.0, 0.0, 0.0), v(20.0, 10.0, 0.0)).unwrap();
+        let spec = walk_spec(area);
+        spec.validate().unwrap();
+        let s = RngStreams::new(7);
+        let mut a = Mobility::new(&spec, s.stream("ue1"));
+        let mut b = Mobility::new(&spec, s.stream("ue1"));
+        let mut c = Mobility::new(&spec, s.stream("ue2"));
+        let mut differ = false;
+        let mut prev = a.position(SimTime::ZERO);
+        assert!(close(prev, v(10.0, 5.0, 1.5)));
+        let (mut lo, mut hi) = (prev, prev);
+        // 300 s at 1 ms: with speeds up to 4 m/s the walker crosses the 20 × 10 m area many
+        // times, so rebounds happen on every wall.
+        for ms in 0..=300_000u64 {
+            let t = SimTime::from_ms(ms);
+            let pa = a.position(t);
+            assert!(area.contains_2d(pa), "left the area at {t}: {pa:?}");
+            assert_eq!(pa.z, 1.5);
+            // Continuity: at most 4 m/s × 1 ms = 4 mm per step (folding preserves distances).
+            assert!(pa.dist(prev) <= 0.004 + 1e-9, "jump at {t}");
+            let sp = a.speed_mps(t);
+            assert!((1.0 - 1e-12..=4.0 + 1e-12).contains(&sp), "speed {sp}");
+            prev = pa;
+            lo = v(lo.x.min(pa.x), lo.y.min(pa.y), 0.0);
+            hi = v(hi.x.max(pa.x), hi.y.max(pa.y), 0.0);
+            if ms % 7 == 0 {
+                // Same seed, queried at a different pattern: same positions.
+                assert_eq!(b.position(t), pa);
+            }
+            if c.position(t) != pa {
+                differ = true;
+            }
+        }
+        assert!(differ, "different streams gave the same walk");
+        // The walk explored the whole area (so the rebounds were exercised on all four walls).
+        assert!(
+            lo.x < 0.5 && lo.y < 0.5 && hi.x > 19.5 && hi.y > 9.5,
+            "{lo:?} {hi:?}"
+        );
+        // Asking about the past replays exactly.
+        let p = a.position(SimTime::from_ms(123_456));
+        let mut fresh = Mobility::new(&spec, s.stream("ue1"));
+        assert_eq!(fresh.position(SimTime::from_ms(123_456)), p);
+    }
+
+    /// The first leg by hand: speed s = min + (max − min)·U1, direction θ = 2π·U2 from the first
+    /// two draws of the stream; the UE is at start + s·(cos θ, sin θ)·t until the first wall.
+    #[test]
+    fn random_walk_first_leg_matches_the_draws() {
+        let area = Aabb::new(v(0.0, 0.0, 0.0), v(1000.0, 1000.0, 0.0)).unwrap();
+        let spec = MobilitySpec::RandomWalk {
+            start: v(500.0, 500.0, 1.5),
+            speed_min_mps: 1.0,
+            speed_max_mps: 3.0,
+            interval: SimTime::from_secs(10),
+            area,
+        };
+        let mut r = rng();
+        let u1: f64 = r.random();
+        let u2: f64 = r.random();
+        let (speed, th) = (1.0 + 2.0 * u1, 2.0 * PI * u2);
+        let mut m = Mobility::new(&spec, rng());
+        // At most 30 m in 10 s: no wall within reach of the centre of a 1 km square.
+        let p = m.position(SimTime::from_secs(4));
+        let expect = v(
+            500.0 + 4.0 * speed * th.cos(),
+            500.0 + 4.0 * speed * th.sin(),
+            1.5,
+        );
+        assert!(close(p, expect), "{p:?} vs {expect:?}");
+        assert!((m.speed_mps(SimTime::from_secs(4)) - speed).abs() < 1e-12);
+        assert_eq!(m.leg(SimTime::from_secs(4)).until, SimTime::from_secs(10));
+    }
+
+    /// Rebound by hand on a 1-D corridor: the fold of u = 9 + 3·τ into [0, 10] is 9 + 3τ until
+    /// τ = 1/3 s (wall at 10), then 10 − 3(τ − 1/3). At τ = 1 s: 10 − 2 = 8, velocity −3.
+    #[test]
+    fn fold_is_a_mirror_rebound() {
+        let (x, vx) = fold_axis(9.0 + 3.0 * 1.0, 3.0, 0.0, 10.0);
+        assert!((x - 8.0).abs() < 1e-12 && vx == -3.0);
+        // Two bounces: u = 9 + 3·7 = 30 → r = 30 mod 20 = 10 → on the wall x = 10, and moving
+        // outwards in the unfolded frame, so the velocity is already reflected.
+        let (x, vx) = fold_axis(30.0, 3.0, 0.0, 10.0);
+        assert!((x - 10.0).abs() < 1e-12 && vx == -3.0);
+        // Negative side: u = −4 → 4, velocity flips.
+        let (x, vx) = fold_axis(-4.0, -1.0, 0.0, 10.0);
+        assert!((x - 4.0).abs() < 1e-12 && vx == 1.0);
+    }
+
+    #[test]
+    fn legs_of_a_random_walk_are_straight() {
+        let area = Aabb::new(v(0.0, 0.0, 0.0), v(20.0, 10.0, 0.0)).unwrap();
+        let mut m = Mobility::new(&walk_spec(area), rng());
+        let mut t = SimTime::ZERO;
+        let mut legs = 0;
+        while t < SimTime::from_secs(60) {
+            let leg = m.leg(t);
+            assert!(leg.until > t);
+            // Halfway through the leg the position is on the straight line.
+            let mid = SimTime::from_ns((t.ns() + leg.until.ns()) / 2);
+            let expect = leg.pos + leg.velocity * (mid - t).secs_f64();
+            let got = m.position(mid);
+            assert!(got.dist(expect) < 1e-6, "leg at {t}: {got:?} vs {expect:?}");
+            t = leg.until;
+            legs += 1;
+        }
+        // At least one leg per 1 s redraw, plus bounces.
+        assert!(legs >= 60, "{legs}");
+    }
+
+    #[test]
+    fn validate_names_the_problem() {
+        let area = Aabb::new(v(0.0, 0.0, 0.0), v(20.0, 10.0, 0.0)).unwrap();
+        let err = |s: MobilitySpec| s.validate().unwrap_err();
+        let e = err(MobilitySpec::Waypoints {
+            points: vec![v(0.0, 0.0, 0.0), v(1.0, 0.0, 0.0)],
+            speed_mps: 1.0,
+            pauses: vec![SimTime::ZERO],
+        });
+        assert!(e.contains("1 pauses for 2 points"), "{e}");
+        let e = err(MobilitySpec::Waypoints {
+            points: vec![v(0.0, 0.0, 0.0), v(1.0, 0.0, 0.0)],
+            speed_mps: -1.0,
+            pauses: vec![SimTime::ZERO; 2],
+        });
+        assert!(e.contains("speed_mps = -1"), "{e}");
+        let e = err(MobilitySpec::Waypoints {
+            points: vec![],
+            speed_mps: 1.0,
+            pauses: vec![],
+        });
+        assert!(e.contains("empty"), "{e}");
+        let e = err(MobilitySpec::RandomWalk {
+            start: v(30.0, 5.0, 0.0),
+            speed_min_mps: 1.0,
+            speed_max_mps: 2.0,
+            interval: SimTime::from_secs(1),
+            area,
+        });
+        assert!(e.contains("outside the area"), "{e}");
+        let e = err(MobilitySpec::RandomWalk {
+            start: v(3.0, 5.0, 0.0),
+            speed_min_mps: -1.0,
+            speed_max_mps: 2.0,
+            interval: SimTime::from_secs(1),
+            area,
+        });
+        assert!(e.contains("speed_min_mps = -1"), "{e}");
+        let e = err(MobilitySpec::RandomWalk {
+            start: v(3.0, 5.0, 0.0),
+            speed_min_mps: 3.0,
+            speed_max_mps: 2.0,
+            interval: SimTime::from_secs(1),
+            area,
+        });
+        assert!(e.contains("speed_max_mps = 2"), "{e}");
+        let e = err(MobilitySpec::RandomWalk {
+            start: v(3.0, 5.0, 0.0),
+            speed_min_mps: 1.0,
+            speed_max_mps: 2.0,
+            interval: SimTime::ZERO,
+            area,
+        });
+        assert!(e.contains("interval"), "{e}");
+        let e = err(MobilitySpec::Linear {
+            start: v(0.0, 0.0, 0.0),
+            velocity: v(f64::NAN, 0.0, 0.0),
+        });
+        assert!(e.contains("velocity"), "{e}");
+        // A single waypoint needs no speed.
+        MobilitySpec::Waypoints {
+            points: vec![v(1.0, 1.0, 1.0)],
+            speed_mps: 0.0,
+            pauses: vec![SimTime::ZERO],
+        }
+        .validate()
+        .unwrap();
+    }
+
+    #[test]
+    fn stays_within_for_each_kind() {
+        let area = Aabb::new(v(0.0, 0.0, 0.0), v(100.0, 50.0, 0.0)).unwrap();
+        // X-TCP Fig. 1: a UE crossing the 100 m rectangle at 1.75 m/s from x = 0 needs
+        // 100/1.75 = 57.14 s; it is still inside at 57 s and outside at 58 s.
+        let ue = MobilitySpec::Linear {
+            start: v(0.0, 2.0, 1.5),
+            velocity: v(1.75, 0.0, 0.0),
+        };
+        assert!(ue.stays_within(&area, SimTime::from_secs(57)));
+        assert!(!ue.stays_within(&area, SimTime::from_secs(58)));
+        assert!(MobilitySpec::Static {
+            pos: v(3.0, 3.0, 30.0)
+        }
+        .stays_within(&area, SimTime::NEVER));
+        // A detour outside through a middle waypoint is caught even though both ends are inside.
+        let wp = MobilitySpec::Waypoints {
+            points: vec![v(10.0, 10.0, 0.0), v(10.0, 80.0, 0.0), v(20.0, 10.0, 0.0)],
+            speed_mps: 10.0,
+            pauses: vec![SimTime::ZERO; 3],
+        };
+        // The first leg crosses y = 50 at 4 s (40 m at 10 m/s).
+        assert!(wp.stays_within(&area, SimTime::from_secs(4)));
+        assert!(!wp.stays_within(&area, SimTime::from_secs_f64(4.1)));
+        assert!(!wp.stays_within(&area, SimTime::from_secs(100)));
+        let walk = walk_spec(Aabb::new(v(0.0, 0.0, 0.0), v(20.0, 10.0, 0.0)).unwrap());
+        assert!(walk.stays_within(&area, SimTime::NEVER));
+        let small = Aabb::new(v(0.0, 0.0, 0.0), v(15.0, 10.0, 0.0)).unwrap();
+        assert!(!walk.stays_within(&small, SimTime::from_secs(1)));
+    }
+}

@@ -1,0 +1,254 @@
+//! HARQ: stop-and-wait processes with soft combining and a cap on transmissions.
+//!
+//! Model (ns-3 mmWave flex-TTI scheduler, phy-ran.md §8):
+//! - each UE has `processes` independent processes per direction (2017 preset: 20);
+//! - a transport block occupies a process from its first transmission until a positive
+//!   acknowledgement or until it has been sent `max_tx` times (default 4);
+//! - the receiver's decoding outcome is drawn when the block is sent (with the SINR of that
+//!   transmission combined with the earlier ones, see `phy::bler`) but the scheduler only
+//!   learns it `feedback_delay` after the slot ends;
+//! - a retransmission reuses the block's MCS, size and resource units, and is scheduled
+//!   before new data when enough units are free (ns-3 does the same; its MCS reduction
+//!   is disabled);
+//! - after the last failed transmission the block is dropped and its RLC PDUs are lost:
+//!   recovery is left to RLC AM (ns-3's `m_rv == 3` rule).
+//!
+//! Simplification: the process keeps the PDUs themselves for a retransmission; a
+//! successful block is handed to the receiver at once (the caller delays delivery by the
+//! decoding latency), so the process only waits for the acknowledgement to become free.
+
+use crate::rlc::Pdu;
+use mmtsim_engine::SimTime;
+
+/// Most transmissions a block can have (bounds the SINR history kept for combining).
+pub const MAX_TX_LIMIT: u8 = 8;
+
+/// A transport block as HARQ keeps it.
+#[derive(Clone, Debug)]
+pub struct Tb {
+    /// RLC PDUs inside (kept only while a retransmission may be needed).
+    pub pdus: Vec<Pdu>,
+    /// Transport block size, bytes.
+    pub tbs_bytes: u32,
+    /// MCS index.
+    pub mcs: u8,
+    /// Resource units (symbols or RBs) used.
+    pub units: u16,
+    /// Transmissions so far.
+    pub tx: u8,
+    /// SINR of each transmission so far, dB (for soft combining).
+    pub sinr_db: [f64; MAX_TX_LIMIT as usize],
+}
+
+impl Tb {
+    /// A block about to get its first transmission.
+    pub fn new(pdus: Vec<Pdu>, tbs_bytes: u32, mcs: u8, units: u16) -> Tb {
+        Tb {
+            pdus,
+            tbs_bytes,
+            mcs,
+            units,
+            tx: 0,
+            sinr_db: [0.0; MAX_TX_LIMIT as usize],
+        }
+    }
+    /// Records a transmission at `sinr_db`; returns the SINRs of all transmissions so far.
+    pub fn transmit(&mut self, sinr_db: f64) -> &[f64] {
+        let i = self.tx as usize;
+        self.sinr_db[i.min(MAX_TX_LIMIT as usize - 1)] = sinr_db;
+        self.tx += 1;
+        &self.sinr_db[..(self.tx as usize).min(MAX_TX_LIMIT as usize)]
+    }
+}
+
+#[derive(Clone, Debug)]
+enum State {
+    Idle,
+    /// Sent; the outcome reaches the scheduler at `at`. `tb` is `None` when it was decoded.
+    Waiting {
+        at: SimTime,
+        tb: Option<Tb>,
+    },
+    /// NACKed, waiting for resources.
+    Retx(Tb),
+}
+
+/// What feedback processing found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FeedbackCounts {
+    /// Blocks acknowledged.
+    pub acked: u32,
+    /// Blocks NACKed that will be retransmitted.
+    pub nacked: u32,
+    /// Blocks dropped after `max_tx` failed transmissions.
+    pub dropped: u32,
+}
+
+/// The HARQ processes of one UE in one direction.
+#[derive(Clone, Debug)]
+pub struct Harq {
+    procs: Vec<State>,
+    max_tx: u8,
+    busy: usize,
+}
+
+impl Harq {
+    /// `processes` processes allowing `max_tx` transmissions per block (1 = HARQ off).
+    pub fn new(processes: u8, max_tx: u8) -> Harq {
+        Harq {
+            procs: vec![State::Idle; processes.max(1) as usize],
+            max_tx: max_tx.clamp(1, MAX_TX_LIMIT),
+            busy: 0,
+        }
+    }
+
+    /// True if no process holds a block.
+    pub fn is_idle(&self) -> bool {
+        self.busy == 0
+    }
+
+    /// A free process, if any.
+    pub fn free_process(&self) -> Option<usize> {
+        if self.busy == self.procs.len() {
+            return None;
+        }
+        self.procs.iter().position(|s| matches!(s, State::Idle))
+    }
+
+    /// Block `tb` was just sent on process `pid`; `decoded` is the receiver's outcome, known
+    /// to the sender at `feedback_at`. A decoded block's PDUs must already have been taken.
+    pub fn sent(&mut self, pid: usize, tb: Tb, decoded: bool, feedback_at: SimTime) {
+        if matches!(self.procs[pid], State::Idle) {
+            self.busy += 1;
+        }
+        self.procs[pid] = State::Waiting {
+            at: feedback_at,
+            tb: (!decoded).then_some(tb),
+        };
+    }
+
+    /// Processes every acknowledgement due by `now`.
+    pub fn feedback(&mut self, now: SimTime) -> FeedbackCounts {
+        let mut c = FeedbackCounts::default();
+        if self.busy == 0 {
+            return c;
+        }
+        for s in &mut self.procs {
+            let State::Waiting { at, tb } = s else {
+                continue;
+            };
+            if *at > now {
+                continue;
+            }
+            match tb.take() {
+                None => {
+                    c.acked += 1;
+                    *s = State::Idle;
+                    self.busy -= 1;
+                }
+                Some(tb) if tb.tx < self.max_tx => {
+                    c.nacked += 1;
+                    *s = State::Retx(tb);
+                }
+                Some(_) => {
+                    c.dropped += 1;
+                    *s = State::Idle;
+                    self.busy -= 1;
+                }
+            }
+        }
+        c
+    }
+
+    /// The oldest-indexed process waiting for a retransmission, with the units it needs.
+    pub fn next_retx(&self) -> Option<(usize, u16)> {
+        if self.busy == 0 {
+            return None;
+        }
+        self.procs.iter().enumerate().find_map(|(i, s)| match s {
+            State::Retx(tb) => Some((i, tb.units)),
+            _ => None,
+        })
+    }
+
+    /// Takes the block of process `pid` for retransmission (the process stays busy; call
+    /// [`Self::sent`] with it afterwards).
+    pub fn take_retx(&mut self, pid: usize) -> Tb {
+        match std::mem::replace(&mut self.procs[pid], State::Idle) {
+            State::Retx(tb) => {
+                // Still busy: `sent` will re-count it.
+                self.busy -= 1;
+                tb
+            }
+            other => {
+                self.procs[pid] = other;
+                panic!("HARQ invariant: process {pid} has no block waiting for retransmission")
+            }
+        }
+    }
+
+    /// Earliest pending acknowledgement.
+    pub fn next_feedback(&self) -> Option<SimTime> {
+        self.procs
+            .iter()
+            .filter_map(|s| match s {
+                State::Waiting { at, .. } => Some(*at),
+                _ => None,
+            })
+            .min()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tb() -> Tb {
+        Tb::new(Vec::new(), 1000, 10, 5)
+    }
+
+    #[test]
+    fn decoded_block_frees_its_process_at_feedback_time() {
+        let mut h = Harq::new(2, 4);
+        let pid = h.free_process().unwrap();
+        h.sent(pid, tb(), true, SimTime::from_us(300));
+        assert!(!h.is_idle());
+        // Before the ACK arrives nothing changes.
+        assert_eq!(h.feedback(SimTime::from_us(299)), FeedbackCounts::default());
+        let c = h.feedback(SimTime::from_us(300));
+        assert_eq!(c.acked, 1);
+        assert!(h.is_idle());
+    }
+
+    #[test]
+    fn a_block_gets_at_most_max_tx_transmissions() {
+        // max_tx = 4: transmissions 1..3 fail → 3 NACKs with retransmission; the 4th
+        // failure drops the block.
+        let mut h = Harq::new(1, 4);
+        let mut b = tb();
+        b.transmit(0.0);
+        h.sent(0, b, false, SimTime::from_us(100));
+        for k in 1..4u64 {
+            let c = h.feedback(SimTime::from_us(100 * k));
+            assert_eq!(c.nacked, 1, "transmission {k}");
+            let (pid, units) = h.next_retx().unwrap();
+            assert_eq!((pid, units), (0, 5));
+            assert!(h.free_process().is_none(), "the process stays busy");
+            let mut b = h.take_retx(pid);
+            b.transmit(0.0);
+            assert_eq!(b.tx as u64, k + 1);
+            h.sent(pid, b, false, SimTime::from_us(100 * (k + 1)));
+        }
+        let c = h.feedback(SimTime::from_us(400));
+        assert_eq!(c.dropped, 1);
+        assert!(h.is_idle());
+        assert_eq!(h.free_process(), Some(0));
+    }
+
+    #[test]
+    fn transmit_records_the_sinr_history() {
+        let mut b = tb();
+        assert_eq!(b.transmit(3.0), &[3.0]);
+        assert_eq!(b.transmit(-1.0), &[3.0, -1.0]);
+    }
+}

@@ -1,0 +1,387 @@
+//! PDCP: header overhead on transmit, in-order delivery with a reordering timer on receive.
+//!
+//! Model (TS 38.323 §5.2.1 transmit, §5.2.2 receive, §5.2.2.2 t-Reordering expiry):
+//! - The transmitter numbers every packet with a 32-bit COUNT (TX_NEXT) and adds
+//!   `header_bytes` (data PDU for DRBs: 2 bytes with a 12-bit SN, 3 bytes with an 18-bit SN,
+//!   §6.2.2.1–6.2.2.2). The COUNT travels with the RLC SDU ([`Sdu::count`]).
+//! - The receiver keeps RX_NEXT, RX_DELIV and RX_REORD. A packet below RX_DELIV or already
+//!   received is discarded; packets are delivered in COUNT order; when a gap stays open for
+//!   t-Reordering everything before RX_REORD is released, skipping the gap. Delivered SDUs
+//!   have the PDCP header removed again (`bytes` back to the upper-layer size).
+//!
+//! Simplifications: no ciphering/integrity (no MAC-I), no header compression, no discard
+//! timer, no status reports. A received COUNT is taken relative to RX_DELIV as a signed
+//! 32-bit distance (this is how TS 38.323 derives RCVD_COUNT from the SN, with the window
+//! of half the COUNT space instead of half the SN space); packets more than
+//! `2^(sn_bits−1)` ahead of RX_DELIV are discarded as outside the window.
+//!
+//! ns-3 mmWave (`lte-pdcp.cc`) uses a 2-byte header (12-bit SN) and no reordering at all:
+//! it hands every packet up as it arrives. [`PdcpConfig::default`] reproduces that
+//! (`t_reordering` = 0: a gap is skipped at once); RLC AM and UM already deliver in order on
+//! one path, so the reordering only matters when PDCP sees packets out of order.
+//! [`PdcpConfig::nr`] gives the NR 18-bit-SN header with a reordering timer.
+
+use crate::rlc::Sdu;
+use mmtsim_engine::SimTime;
+use std::collections::VecDeque;
+
+/// PDCP configuration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PdcpConfig {
+    /// Header bytes added to every packet (ns-3 / LTE 12-bit SN: 2; NR 18-bit SN: 3).
+    pub header_bytes: u32,
+    /// t-Reordering (TS 38.323 §7.3); zero releases a gap at once.
+    pub t_reordering: SimTime,
+    /// SN length, bits; the receiving window is 2^(sn_bits−1) COUNTs.
+    pub sn_bits: u8,
+}
+
+impl Default for PdcpConfig {
+    /// ns-3 mmWave's LTE PDCP: 2-byte header, 12-bit SN, no reordering delay.
+    fn default() -> Self {
+        PdcpConfig {
+            header_bytes: 2,
+            t_reordering: SimTime::ZERO,
+            sn_bits: 12,
+        }
+    }
+}
+
+impl PdcpConfig {
+    /// NR DRB with an 18-bit SN (3-byte header) and the given t-Reordering.
+    pub fn nr(t_reordering: SimTime) -> Self {
+        PdcpConfig {
+            header_bytes: 3,
+            t_reordering,
+            sn_bits: 18,
+        }
+    }
+}
+
+/// Transmitting PDCP entity.
+#[derive(Clone, Debug)]
+pub struct PdcpTx {
+    header_bytes: u32,
+    /// TX_NEXT: COUNT of the next packet.
+    tx_next: u32,
+}
+
+impl PdcpTx {
+    /// A fresh entity (TX_NEXT = 0).
+    pub fn new(cfg: &PdcpConfig) -> Self {
+        PdcpTx {
+            header_bytes: cfg.header_bytes,
+            tx_next: 0,
+        }
+    }
+
+    /// Numbers upper-layer packet `id` of `bytes` bytes. Returns the RLC SDU (header added,
+    /// COUNT inside) and its PDCP COUNT.
+    pub fn send(&mut self, id: u64, bytes: u32) -> (Sdu, u32) {
+        let count = self.tx_next;
+        self.tx_next = self.tx_next.wrapping_add(1);
+        (
+            Sdu {
+                id,
+                bytes: bytes + self.header_bytes,
+                count,
+            },
+            count,
+        )
+    }
+}
+
+/// Receiver counters.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PdcpRxStats {
+    /// Packets delivered up.
+    pub delivered: u64,
+    /// Packets discarded: duplicate, below RX_DELIV, or outside the window.
+    pub discarded: u64,
+    /// t-Reordering expiries.
+    pub reordering_expiries: u64,
+}
+
+/// Receiving PDCP entity.
+#[derive(Clone, Debug)]
+pub struct PdcpRx {
+    header_bytes: u32,
+    t_reordering: SimTime,
+    /// Receiving window, COUNTs.
+    window: u64,
+    /// RX_DELIV: first COUNT not delivered (unwrapped to 64 bits).
+    rx_deliv: u64,
+    /// RX_NEXT: highest COUNT received + 1.
+    rx_next: u64,
+    /// RX_REORD: COUNT following the one that started t-Reordering.
+    rx_reord: u64,
+    /// t-Reordering deadline.
+    timer: Option<SimTime>,
+    /// Packets RX_DELIV ≤ COUNT < RX_NEXT, indexed by COUNT − RX_DELIV.
+    buffer: VecDeque<Option<Sdu>>,
+    stats: PdcpRxStats,
+}
+
+impl PdcpRx {
+    /// A fresh entity (RX_DELIV = RX_NEXT = 0).
+    pub fn new(cfg: &PdcpConfig) -> Self {
+        assert!(
+            (2..=32).contains(&cfg.sn_bits),
+            "PdcpConfig.sn_bits must be in 2..=32, got {}",
+            cfg.sn_bits
+        );
+        PdcpRx {
+            header_bytes: cfg.header_bytes,
+            t_reordering: cfg.t_reordering,
+            window: 1u64 << (cfg.sn_bits - 1),
+            rx_deliv: 0,
+            rx_next: 0,
+            rx_reord: 0,
+            timer: None,
+            buffer: VecDeque::new(),
+            stats: PdcpRxStats::default(),
+        }
+    }
+
+    /// A packet with COUNT `count` came up from RLC (TS 38.323 §5.2.2.1). Packets that can
+    /// be delivered are appended to `out`, in COUNT order, with the header removed.
+    pub fn receive(&mut self, now: SimTime, count: u32, sdu: Sdu, out: &mut Vec<Sdu>) {
+        // Unwrap the 32-bit COUNT around RX_DELIV.
+        let distance = count.wrapping_sub(self.rx_deliv as u32) as i32;
+        if distance < 0 || distance as u64 >= self.window {
+            self.stats.discarded += 1;
+            return;
+        }
+        let rcvd = self.rx_deliv + distance as u64;
+        let idx = distance as usize;
+        if self.buffer.len() <= idx {
+            self.buffer.resize(idx + 1, None);
+        }
+        if self.buffer[idx].is_some() {
+            self.stats.discarded += 1;
+            return;
+        }
+        self.buffer[idx] = Some(sdu);
+        if rcvd >= self.rx_next {
+            self.rx_next = rcvd + 1;
+        }
+        if rcvd == self.rx_deliv {
+            self.deliver_consecutive(out);
+        }
+        if self.timer.is_some() && self.rx_deliv >= self.rx_reord {
+            self.timer = None;
+        }
+        if self.timer.is_none() && self.rx_deliv < self.rx_next {
+            self.rx_reord = self.rx_next;
+            self.timer = Some(now + self.t_reordering);
+        }
+        // A zero t-Reordering expires at once; do it here rather than rely on the caller.
+        if self.timer.is_some_and(|t| t <= now) {
+            self.on_timer(now, out);
+        }
+    }
+
+    /// Earliest pending timer.
+    pub fn next_timer(&self) -> Option<SimTime> {
+        self.timer
+    }
+
+    /// t-Reordering expiry (TS 38.323 §5.2.2.2): releases everything below RX_REORD (skipping
+    /// the gaps), then what follows in sequence.
+    pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Sdu>) {
+        // Terminates: a restart sets RX_REORD = RX_NEXT, and the next expiry moves RX_DELIV
+        // to RX_NEXT, so it does not restart again.
+        while self.timer.is_some_and(|t| t <= now) {
+            self.stats.reordering_expiries += 1;
+            while self.rx_deliv < self.rx_reord {
+                if let Some(Some(sdu)) = self.buffer.pop_front() {
+                    self.deliver(sdu, out);
+                }
+                self.rx_deliv += 1;
+            }
+            self.deliver_consecutive(out);
+            if self.rx_deliv < self.rx_next {
+                self.rx_reord = self.rx_next;
+                self.timer = Some(now + self.t_reordering);
+            } else {
+                self.timer = None;
+            }
+        }
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> &PdcpRxStats {
+        &self.stats
+    }
+
+    /// Delivers the packets from RX_DELIV on that have no gap before them.
+    fn deliver_consecutive(&mut self, out: &mut Vec<Sdu>) {
+        while let Some(Some(sdu)) = self.buffer.front().copied() {
+            self.buffer.pop_front();
+            self.rx_deliv += 1;
+            self.deliver(sdu, out);
+        }
+    }
+
+    fn deliver(&mut self, mut sdu: Sdu, out: &mut Vec<Sdu>) {
+        sdu.bytes = sdu.bytes.saturating_sub(self.header_bytes);
+        self.stats.delivered += 1;
+        out.push(sdu);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(t: u64) -> SimTime {
+        SimTime::from_ms(t)
+    }
+
+    /// Receives the packets numbered `counts` (upper-layer size 1000) at `now`.
+    fn rx(r: &mut PdcpRx, now: SimTime, counts: &[u32]) -> Vec<u32> {
+        let mut out = Vec::new();
+        for &c in counts {
+            r.receive(
+                now,
+                c,
+                Sdu {
+                    id: c as u64,
+                    bytes: 1000 + 3,
+                    count: c,
+                },
+                &mut out,
+            );
+        }
+        assert!(out.iter().all(|s| s.bytes == 1000));
+        out.iter().map(|s| s.count).collect()
+    }
+
+    #[test]
+    fn header_is_added_and_counts_increase() {
+        let mut tx = PdcpTx::new(&PdcpConfig::nr(ms(10)));
+        assert_eq!(
+            tx.send(7, 1400),
+            (
+                Sdu {
+                    id: 7,
+                    bytes: 1403,
+                    count: 0
+                },
+                0
+            )
+        );
+        assert_eq!(
+            tx.send(8, 40),
+            (
+                Sdu {
+                    id: 8,
+                    bytes: 43,
+                    count: 1
+                },
+                1
+            )
+        );
+        let mut lte = PdcpTx::new(&PdcpConfig::default());
+        assert_eq!(lte.send(1, 1400).0.bytes, 1402);
+    }
+
+    #[test]
+    fn reordering_delivers_in_order() {
+        let mut r = PdcpRx::new(&PdcpConfig::nr(ms(50)));
+        assert_eq!(rx(&mut r, ms(0), &[0]), vec![0]);
+        assert_eq!(rx(&mut r, ms(1), &[2, 3]), Vec::<u32>::new());
+        // Gap at 1: t-Reordering runs until 1 + 50 ms.
+        assert_eq!(r.next_timer(), Some(ms(51)));
+        assert_eq!(rx(&mut r, ms(2), &[1]), vec![1, 2, 3]);
+        // Gap closed: RX_DELIV = 4 ≥ RX_REORD = 4, timer stopped.
+        assert_eq!(r.next_timer(), None);
+        // Duplicates and old packets are discarded.
+        assert_eq!(rx(&mut r, ms(3), &[2, 3]), Vec::<u32>::new());
+        assert_eq!(r.stats().discarded, 2);
+    }
+
+    #[test]
+    fn timer_releases_after_a_gap() {
+        let mut r = PdcpRx::new(&PdcpConfig::nr(ms(50)));
+        assert_eq!(rx(&mut r, ms(0), &[0]), vec![0]);
+        // t = 1 ms: COUNT 2 → RX_NEXT 3, RX_REORD 3, expiry at 51 ms. t = 2 ms: COUNT 3.
+        assert_eq!(rx(&mut r, ms(1), &[2]), Vec::<u32>::new());
+        assert_eq!(rx(&mut r, ms(2), &[3]), Vec::<u32>::new());
+        assert_eq!(r.next_timer(), Some(ms(51)));
+        let mut out = Vec::new();
+        r.on_timer(ms(51) - SimTime(1), &mut out);
+        assert!(out.is_empty());
+        // 51 ms: everything below RX_REORD = 3 (COUNT 2), then 3 in sequence; RX_DELIV = 4
+        // = RX_NEXT, no restart.
+        r.on_timer(ms(51), &mut out);
+        assert_eq!(out.iter().map(|s| s.count).collect::<Vec<_>>(), vec![2, 3]);
+        assert_eq!((r.next_timer(), r.stats().reordering_expiries), (None, 1));
+        // The missing COUNT 1 arriving late is below RX_DELIV: discarded.
+        assert_eq!(rx(&mut r, ms(60), &[1]), Vec::<u32>::new());
+        assert_eq!(rx(&mut r, ms(60), &[4]), vec![4]);
+    }
+
+    #[test]
+    fn second_gap_restarts_the_timer_from_rx_next() {
+        let mut r = PdcpRx::new(&PdcpConfig::nr(ms(10)));
+        // t = 0: 1 and 3 arrive (0 and 2 missing): RX_REORD = 2 after COUNT 1, expiry 10 ms.
+        assert_eq!(rx(&mut r, ms(0), &[1, 3]), Vec::<u32>::new());
+        assert_eq!(r.next_timer(), Some(ms(10)));
+        let mut out = Vec::new();
+        // 10 ms: release below RX_REORD = 2 → COUNT 1; RX_DELIV = 2 < RX_NEXT = 4 → restart
+        // until 20 ms with RX_REORD = 4.
+        r.on_timer(ms(10), &mut out);
+        assert_eq!(out.iter().map(|s| s.count).collect::<Vec<_>>(), vec![1]);
+        assert_eq!(r.next_timer(), Some(ms(20)));
+        out.clear();
+        r.on_timer(ms(20), &mut out);
+        assert_eq!(out.iter().map(|s| s.count).collect::<Vec<_>>(), vec![3]);
+        assert_eq!(r.next_timer(), None);
+    }
+
+    #[test]
+    fn default_skips_gaps_at_once_like_ns3() {
+        let mut r = PdcpRx::new(&PdcpConfig::default());
+        let mut out = Vec::new();
+        for c in [0u32, 2, 3, 5] {
+            r.receive(
+                ms(0),
+                c,
+                Sdu {
+                    id: c as u64,
+                    bytes: 1002,
+                    count: c,
+                },
+                &mut out,
+            );
+        }
+        assert_eq!(
+            out.iter().map(|s| s.count).collect::<Vec<_>>(),
+            vec![0, 2, 3, 5]
+        );
+        assert_eq!(r.next_timer(), None);
+    }
+
+    #[test]
+    fn count_wraps_around() {
+        let mut tx = PdcpTx::new(&PdcpConfig::nr(ms(10)));
+        tx.tx_next = u32::MAX - 1;
+        let mut r = PdcpRx::new(&PdcpConfig::nr(ms(10)));
+        r.rx_deliv = (u32::MAX - 1) as u64;
+        r.rx_next = r.rx_deliv;
+        let mut out = Vec::new();
+        for id in 0..4 {
+            let (sdu, count) = tx.send(id, 100);
+            r.receive(ms(0), count, sdu, &mut out);
+        }
+        assert_eq!(
+            out.iter().map(|s| s.id).collect::<Vec<_>>(),
+            vec![0, 1, 2, 3]
+        );
+        assert_eq!(
+            out.iter().map(|s| s.count).collect::<Vec<_>>(),
+            vec![u32::MAX - 1, u32::MAX, 0, 1]
+        );
+    }
+}
