@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 
 TABLES = ("goodput", "rtt", "cwnd", "queue", "owd")
+#: Written only by runs with a radio access network.
+RAN_TABLES = ("ran",)
 _U64_MAX = np.iinfo(np.uint64).max
 
 
@@ -56,8 +58,8 @@ class RunResult:
         """The table ``name`` as a polars DataFrame (or pandas with ``pandas=True``)."""
         import polars as pl
 
-        if name not in TABLES:
-            raise KeyError(f"unknown table {name!r}; tables: {', '.join(TABLES)}")
+        if name not in self.table_names():
+            raise KeyError(f"unknown table {name!r}; tables: {', '.join(self.table_names())}")
         if name not in self._frames:
             raw = self._raw[name]
             if isinstance(raw, pl.DataFrame):
@@ -88,9 +90,13 @@ class RunResult:
 
         return pl.DataFrame(self.summary["links"], infer_schema_length=None)
 
+    def table_names(self) -> tuple[str, ...]:
+        """Tables this run has: the flow and queue tables, plus ``ran`` with a RAN."""
+        return TABLES + tuple(n for n in RAN_TABLES if n in self._raw)
+
     def _write_into(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
-        for name in TABLES:
+        for name in self.table_names():
             self.table(name).write_parquet(folder / f"{name}.parquet")
         (folder / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
 
@@ -103,5 +109,6 @@ class RunResult:
         if not summary_file.exists():
             raise FileNotFoundError(f"{folder} is not an mmtsim run folder (no summary.json)")
         summary = json.loads(summary_file.read_text())
-        tables = {n: pl.read_parquet(folder / f"{n}.parquet") for n in TABLES}
+        names = TABLES + tuple(n for n in RAN_TABLES if (folder / f"{n}.parquet").exists())
+        tables = {n: pl.read_parquet(folder / f"{n}.parquet") for n in names}
         return cls(summary, tables, folder)

@@ -636,6 +636,10 @@ pub fn validate(
                     format!("cannot read {}: {e}", path.display()),
                 )),
                 Ok(t) => match SinrTrace::parse_csv(&t) {
+                    Ok(tr) if tr.kind() != mmtsim_channel::sinr_trace::TraceKind::SinrDb => errs.push((
+                        format!("{p}.sinr_trace"),
+                        format!("{}: expected a `time_s,sinr_db` trace (rate traces are not supported here)", path.display()),
+                    )),
                     Ok(tr) => {
                         traces.insert(i, tr);
                     }

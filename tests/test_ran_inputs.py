@@ -1,0 +1,125 @@
+"""Issue 3, item 9: every new [ran] key is validated like the foundation's: a bad value gives
+one clear message naming the file and the key path, exit code 2, and nothing is written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import cli
+
+RAN = """
+[simulation]
+duration = "1s"
+seed = 1
+
+[[nodes]]
+name = "server"
+
+[[links]]
+between = ["gnb", "server"]
+delay = "5ms"
+rate = "10Gbps"
+
+[ran]
+preset = "mmwave-2017"
+area = { min_m = [-100, -100], max_m = [100, 100] }
+
+[[ran.gnbs]]
+name = "gnb"
+position_m = [0, 0, 10]
+
+[[ran.ues]]
+name = "ue"
+position_m = [20, 0, 1.5]
+
+[[ran.buildings]]
+min_m = [30, 30, 0]
+max_m = [40, 40, 20]
+
+[[flows]]
+from = "server"
+to = "ue"
+"""
+
+CASES = [
+    ("unknown-preset", ('preset = "mmwave-2017"', 'preset = "mmwave-2018"'),
+     ["ran.preset", 'unknown preset "mmwave-2018"', "mmwave-2017, nr-fr2, lte-2ghz"]),
+    ("rbs-on-a-non-lte-preset", ('preset = "mmwave-2017"', 'preset = "mmwave-2017"\nrbs = 50'),
+     ["ran.rbs", "50"]),
+    ("lte-with-odd-rbs", ('preset = "mmwave-2017"', 'preset = "lte-2ghz"\nrbs = 33'),
+     ["ran.rbs", "33"]),
+    ("unknown-scheduler", ('preset = "mmwave-2017"', 'preset = "mmwave-2017"\nscheduler = "fair"'),
+     ["ran.scheduler", 'unknown scheduler "fair"', "rr, pf, max-rate"]),
+    ("overlapping-buildings", ('max_m = [40, 40, 20]\n', 'max_m = [40, 40, 20]\n\n[[ran.buildings]]\nmin_m = [35, 35, 0]\nmax_m = [45, 45, 10]\n'),
+     ["ran.buildings[1]", "overlaps ran.buildings[0]"]),
+    ("inverted-building", ("min_m = [30, 30, 0]", "min_m = [50, 30, 0]"),
+     ["ran.buildings[0]", "min < max"]),
+    ("ue-path-leaves-the-area", ('position_m = [20, 0, 1.5]', 'position_m = [20, 0, 1.5]\nmobility = { kind = "linear", velocity_mps = [200, 0, 0] }'),
+     ["ran.ues[0].mobility", "leaves ran.area"]),
+    ("ue-inside-a-building", ('position_m = [20, 0, 1.5]', 'position_m = [35, 35, 1.5]'),
+     ["ran.ues[0].position_m", "inside ran.buildings[0]"]),
+    ("unknown-gnb", ('position_m = [20, 0, 1.5]', 'position_m = [20, 0, 1.5]\ngnb = "gnb2"'),
+     ["ran.ues[0].gnb", 'gNB "gnb2" is not defined']),
+    ("ue-name-clashes-with-a-node", ('name = "ue"', 'name = "server"'),
+     ["ran.ues[0].name", '"server" is already the name of nodes[0]']),
+    ("unknown-pathloss-model", ('preset = "mmwave-2017"', 'preset = "mmwave-2017"\nchannel = { model = "friis" }'),
+     ["ran.channel.model", 'unknown path-loss model "friis"']),
+    ("unknown-rlc-mode", ('preset = "mmwave-2017"', 'preset = "mmwave-2017"\nrlc = { mode = "tm" }'),
+     ["ran.rlc.mode", '"tm"']),
+    ("zero-channel-update", ('preset = "mmwave-2017"', 'preset = "mmwave-2017"\nchannel_update = "0s"'),
+     ["ran.channel_update", "longer than zero"]),
+    ("random-walk-without-area", ('area = { min_m = [-100, -100], max_m = [100, 100] }\n', ''),
+     []),
+    ("waypoint-pauses-mismatch", ('position_m = [20, 0, 1.5]', 'position_m = [20, 0, 1.5]\nmobility = { kind = "waypoints", points_m = [[30, 0, 1.5]], speed_mps = 1, pauses = ["1s", "2s"] }'),
+     ["ran.ues[0].mobility.pauses", "2 pauses for 1 points"]),
+    ("unknown-ue-key", ('position_m = [20, 0, 1.5]', 'position_m = [20, 0, 1.5]\nspeed = 3'),
+     ["ran.ues[0]", "unknown field `speed`"]),
+    ("missing-sinr-trace", ('position_m = [20, 0, 1.5]', 'position_m = [20, 0, 1.5]\nsinr_trace = "nope.csv"'),
+     ["ran.ues[0].sinr_trace", "cannot read", "nope.csv"]),
+]
+# The area case needs a random walk to be an error; build it explicitly.
+CASES[-4] = ("random-walk-without-area",
+             (('area = { min_m = [-100, -100], max_m = [100, 100] }\n', ''),
+              ('position_m = [20, 0, 1.5]', 'position_m = [20, 0, 1.5]\nmobility = { kind = "random_walk", speed_mps = [1, 2], interval = "1s" }')),
+             ["ran.ues[0].mobility", "needs ran.area"])
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_bad_ran_key_is_rejected(tmp_path: Path, case):
+    _, repl, fragments = case
+    text = RAN
+    for old, new in (repl if isinstance(repl[0], tuple) else [repl]):
+        assert old in text, f"test setup: {old!r} not in the base scenario"
+        text = text.replace(old, new, 1)
+    scen = tmp_path / "bad.toml"
+    scen.write_text(text)
+    out = tmp_path / "out"
+    r = cli("run", str(scen), "--out", str(out), "--quiet")
+    assert r.returncode == 2, r.stderr
+    assert fragments, "every case names what it expects"
+    for f in fragments:
+        assert f in r.stderr, f"{f!r} not in:\n{r.stderr}"
+    assert not out.exists()
+
+
+def test_the_base_ran_scenario_is_valid(tmp_path: Path):
+    scen = tmp_path / "ok.toml"
+    scen.write_text(RAN)
+    r = cli("validate", str(scen))
+    assert r.returncode == 0, r.stderr
+
+
+def test_sinr_trace_drives_the_channel(tmp_path: Path):
+    (tmp_path / "s.csv").write_text("time_s,sinr_db\n0,25\n0.5,-20\n")
+    scen = tmp_path / "t.toml"
+    scen.write_text(RAN.replace('position_m = [20, 0, 1.5]', 'position_m = [20, 0, 1.5]\nsinr_trace = "s.csv"'))
+    out = tmp_path / "out"
+    r = cli("run", str(scen), "--out", str(out), "--quiet")
+    assert r.returncode == 0, r.stderr
+    import mmtsim
+    ran = mmtsim.read_run(out).table("ran")
+    early = ran.filter(ran["t_s"] < 0.5)["sinr_dl_db"]
+    late = ran.filter(ran["t_s"] > 0.5)["sinr_dl_db"]
+    assert (early == 25).all() and (late == -20).all()
