@@ -370,6 +370,15 @@ pub struct CcTable {
     /// CUBIC: C (default 0.4, stored as Linux's 41·10/1024).
     #[serde(default)]
     pub c: Option<f64>,
+    /// X-TCP: λ, the window scale when SINR < 0 dB or RTT > rtt_min + ε (default 0.85).
+    #[serde(default)]
+    pub lambda: Option<f64>,
+    /// X-TCP: ε, the RTT margin (default 10ms).
+    #[serde(default)]
+    pub epsilon: Option<Duration>,
+    /// X-TCP: averaging window of the uplink grant rate (default 10ms).
+    #[serde(default)]
+    pub window: Option<Duration>,
 }
 
 /// TCP options of a flow.

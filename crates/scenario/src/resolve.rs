@@ -126,22 +126,62 @@ pub fn cc_params(cc: Option<&Cc>) -> Result<CcParams, (String, String)> {
             ),
         ));
     };
-    if let (Some(t), CcParams::Cubic(p)) = (table, &mut params) {
-        apply_cubic(t, p)?;
-    } else if let Some(t) = table {
-        for (k, set) in [
-            ("hystart", t.hystart.is_some()),
-            ("fast_convergence", t.fast_convergence.is_some()),
-            ("tcp_friendliness", t.tcp_friendliness.is_some()),
-            ("beta", t.beta.is_some()),
-            ("c", t.c.is_some()),
-        ] {
-            if set {
-                return Err((
-                    format!("cc.{k}"),
-                    format!("`{k}` is a CUBIC parameter; \"{name}\" has no such parameter"),
-                ));
+    let Some(t) = table else {
+        return Ok(params);
+    };
+    let cubic_keys = [
+        ("hystart", t.hystart.is_some()),
+        ("fast_convergence", t.fast_convergence.is_some()),
+        ("tcp_friendliness", t.tcp_friendliness.is_some()),
+        ("beta", t.beta.is_some()),
+        ("c", t.c.is_some()),
+    ];
+    let xtcp_keys = [
+        ("lambda", t.lambda.is_some()),
+        ("epsilon", t.epsilon.is_some()),
+        ("window", t.window.is_some()),
+    ];
+    let refuse = |keys: &[(&str, bool)], owner: &str| -> Result<(), (String, String)> {
+        match keys.iter().find(|(_, set)| *set) {
+            Some((k, _)) => Err((
+                format!("cc.{k}"),
+                format!("`{k}` is an {owner} parameter; \"{name}\" has no such parameter"),
+            )),
+            None => Ok(()),
+        }
+    };
+    match &mut params {
+        CcParams::Cubic(p) => {
+            refuse(&xtcp_keys, "X-TCP")?;
+            apply_cubic(t, p)?;
+        }
+        CcParams::Xtcp(p) => {
+            refuse(&cubic_keys, "CUBIC")?;
+            if let Some(l) = t.lambda {
+                if !(l > 0.0 && l <= 1.0) {
+                    return Err((
+                        "cc.lambda".into(),
+                        format!("lambda = {l}: expected a number in (0, 1]"),
+                    ));
+                }
+                p.lambda = l;
             }
+            if let Some(e) = t.epsilon {
+                p.epsilon = e.time();
+            }
+            if let Some(w) = t.window {
+                if w.0 == 0 || w.time() > mmtsim_ran::view::GRANT_HISTORY {
+                    return Err((
+                        "cc.window".into(),
+                        format!("\"{w}\": expected more than 0 and at most 100ms (the grant history kept)"),
+                    ));
+                }
+                p.window = w.time();
+            }
+        }
+        _ => {
+            refuse(&cubic_keys, "CUBIC")?;
+            refuse(&xtcp_keys, "X-TCP")?;
         }
     }
     Ok(params)

@@ -295,6 +295,21 @@ pub fn validate(s: &Scenario, base_dir: &Path) -> Result<(Traces, crate::ran::Si
         if f.count == 0 {
             errs.push((format!("{p}.count"), "0: expected at least 1".into()));
         }
+        if resolve::cc_params(f.cc.as_ref()).is_ok_and(|c| c.name() == "xtcp") {
+            let is_ue = s
+                .ran
+                .as_ref()
+                .is_some_and(|r| r.ues.iter().any(|u| u.name == f.from));
+            if !is_ue {
+                errs.push((
+                    format!("{p}.cc"),
+                    format!(
+                        "X-TCP reads the sending UE's uplink grants, so the flow must start at a UE of [ran]; \"{}\" is not one",
+                        f.from
+                    ),
+                ));
+            }
+        }
         total_flows += f.count as u64;
         let base = f.name.clone().unwrap_or_else(|| format!("flow{fi}"));
         let expanded: Vec<String> = if f.count > 1 {

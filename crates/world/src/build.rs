@@ -57,6 +57,8 @@ pub(crate) enum FlowKind {
 
 pub(crate) struct FlowState {
     pub name: String,
+    /// UE index of the sending node, if it is a UE (its radio view feeds the sender).
+    pub src_ue: Option<usize>,
     pub src: u32,
     pub dst: u32,
     pub start: SimTime,
@@ -234,7 +236,12 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Result<Built, String> {
             let dst = node_index(&f.to);
             let (kind, cc_name) = match f.protocol {
                 Protocol::Tcp => {
-                    let cfg = resolve::tcp_config(f).expect("validated TCP configuration");
+                    let mut cfg = resolve::tcp_config(f).expect("validated TCP configuration");
+                    if let mmtsim_transport::cc::CcParams::Bbr(p) = &mut cfg.cc {
+                        // Each flow draws its own PROBE_BW phases, reproducibly per run seed.
+                        use rand::RngCore;
+                        p.seed = rng.stream(&format!("flow/{name}/bbr")).next_u64();
+                    }
                     let cc_name = cfg.cc.name();
                     let log_changes = s.metrics.cwnd == CwndRecording::Change;
                     let (app_kind, file_size) = match &f.app {
@@ -311,8 +318,11 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Result<Built, String> {
                     )
                 }
             };
+            let first_ue = s.nodes.len() + s.ran.as_ref().map_or(0, |r| r.gnbs.len());
+            let src_ue = (src as usize >= first_ue).then(|| src as usize - first_ue);
             flows.push(FlowState {
                 name,
+                src_ue,
                 src,
                 dst,
                 start,

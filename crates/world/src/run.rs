@@ -436,6 +436,9 @@ impl Sim {
                     unreachable!("TCP packet of a UDP flow")
                 };
                 if h.from_receiver {
+                    if let (Some(u), Some(ran)) = (fl.src_ue, &self.ran) {
+                        sender.read_link_view(ran.view(u), now);
+                    }
                     sender.on_segment(now, &h, &mut self.hdrs);
                     self.emit_tcp(now, f);
                     self.arm(now, f, false);

@@ -18,6 +18,14 @@
 //! 2. `cong_avoid(sample)` — only in the Open, Disorder and Loss states; during fast
 //!    recovery PRR in the sender owns the window.
 //!
+//! An algorithm that owns the whole window (Linux's `cong_control` hook, used by BBR)
+//! answers `true` from [`CongestionControl::cong_control`], which the sender calls on every
+//! ACK in every state after loss detection and the state machine; then neither
+//! `cong_avoid` nor PRR runs for that ACK (Linux `tcp_cong_control`). For such an
+//! algorithm the controller also skips what Linux skips when the hook is set: the cwnd =
+//! ssthresh settlement and `CompleteCwr` event at the end of recovery
+//! (`tcp_end_cwnd_reduction`) and the restart after idle (`tcp_slow_start_after_idle_check`).
+//!
 //! # Loss
 //! - Entering fast recovery: [`Controller::enter_recovery`] saves `prior_cwnd`, sets
 //!   `ssthresh = ssthresh()` of the algorithm, and moves to Recovery. The caller applies PRR
@@ -28,9 +36,21 @@
 //! The sender de-duplicates per-episode cuts: it calls `enter_recovery` once per recovery
 //! episode (RFC 6582's `recover` / RFC 6675's `RecoveryPoint`).
 
+pub mod bbr;
+pub mod bic;
 pub mod cubic;
+pub mod highspeed;
+pub mod htcp;
+pub mod hybla;
 pub mod hystart;
+pub mod illinois;
 pub mod newreno;
+pub mod scalable;
+pub mod vegas;
+pub mod veno;
+pub mod westwood;
+pub mod xtcp;
+pub mod yeah;
 
 use mmtsim_engine::{Rate, SimTime};
 
@@ -152,6 +172,21 @@ pub struct AckSample {
     pub paced: bool,
     /// Delivery-rate sample (Linux `rate_sample`), if the ACK produced one.
     pub rate: Option<crate::tcp::rate::RateSample>,
+    /// Sender maximum segment size, bytes (Linux `mss_cache`).
+    pub mss: u32,
+    /// Segments in flight once this ACK's SACK and loss marking are done, as Linux's
+    /// `cong_control` sees `tcp_packets_in_flight()`.
+    pub in_flight: u32,
+    /// Segments delivered (cumulatively ACKed or SACKed) over the connection's life, this
+    /// ACK included (Linux `tp->delivered`).
+    pub delivered: u64,
+    /// Segments marked lost over the connection's life (Linux `tp->lost`).
+    pub lost: u64,
+    /// Segments newly marked lost while processing this ACK (Linux `rate_sample.losses`).
+    pub losses: u32,
+    /// Earliest time pacing lets the next segment leave (Linux `tcp_wstamp_ns`); `now` when
+    /// nothing holds it back.
+    pub next_departure: SimTime,
 }
 
 impl AckSample {
@@ -170,6 +205,12 @@ impl AckSample {
             snd_nxt: 0,
             paced: false,
             rate: None,
+            mss: 1448,
+            in_flight: 0,
+            delivered: 0,
+            lost: 0,
+            losses: 0,
+            next_departure: now,
         }
     }
 }
@@ -190,7 +231,28 @@ pub trait CongestionControl: Send {
     fn set_state(&mut self, _w: &mut Window, _state: CaState) {}
     /// An event (Linux `cwnd_event`).
     fn cwnd_event(&mut self, _w: &mut Window, _ev: CwndEvent, _now: SimTime) {}
-    /// Pacing rate the algorithm wants, if it sets its own.
+    /// Cross-layer algorithms (X-TCP) read the UE's radio view here, just before
+    /// `pkts_acked`, on every ACK of a flow whose sender has one. Nothing else crosses
+    /// layers.
+    fn link_view(&mut self, _view: &dyn mmtsim_net::linkview::LinkView, _now: SimTime) {}
+    /// Linux `cong_control`: the algorithm sets cwnd (and its pacing rate) itself from this
+    /// ACK, in every CA state. Called on every ACK while data was outstanding, after loss
+    /// detection and the state machine, with `in_flight`, `losses` and `lost` filled in.
+    /// Return `true` when the algorithm took over the window for this ACK: the caller then
+    /// runs neither `cong_avoid` nor PRR. The default leaves the window to them.
+    fn cong_control(&mut self, _w: &mut Window, _s: &AckSample) -> bool {
+        false
+    }
+    /// Asked after `cong_control`: `true` makes the sender mark the data now in flight as
+    /// application-limited, so the delivery-rate samples it produces are flagged (Linux: a
+    /// `cong_control` module writing `tp->app_limited`, as BBR does in PROBE_RTT).
+    fn request_app_limited(&self) -> bool {
+        false
+    }
+    /// Pacing rate the algorithm wants, if it sets its own, in bits per second of
+    /// **payload** (Linux `sk_pacing_rate` is charged `skb->len`, headers excluded). A
+    /// `Some` paces the flow even when its `pacing` option is off (Linux: such an algorithm
+    /// sets `sk_pacing_status`).
     fn pacing_rate(&self) -> Option<Rate> {
         None
     }
@@ -207,6 +269,30 @@ pub enum CcParams {
     NewReno,
     /// CUBIC (RFC 9438, Linux `tcp_cubic.c`).
     Cubic(cubic::CubicParams),
+    /// BIC (Linux `tcp_bic.c`).
+    Bic(bic::BicParams),
+    /// HighSpeed TCP (RFC 3649, Linux `tcp_highspeed.c`).
+    HighSpeed(highspeed::HighSpeedParams),
+    /// Scalable TCP (Linux `tcp_scalable.c`).
+    Scalable(scalable::ScalableParams),
+    /// H-TCP (Linux `tcp_htcp.c`).
+    Htcp(htcp::HtcpParams),
+    /// Hybla (Linux `tcp_hybla.c`).
+    Hybla(hybla::HyblaParams),
+    /// TCP Illinois (Linux `tcp_illinois.c`).
+    Illinois(illinois::IllinoisParams),
+    /// TCP Vegas (Linux `tcp_vegas.c`).
+    Vegas(vegas::VegasParams),
+    /// TCP Veno (Linux `tcp_veno.c`).
+    Veno(veno::VenoParams),
+    /// Westwood+ (Linux `tcp_westwood.c`).
+    Westwood(westwood::WestwoodParams),
+    /// YeAH (Linux `tcp_yeah.c`).
+    Yeah(yeah::YeahParams),
+    /// BBR v1 (Linux `tcp_bbr.c`).
+    Bbr(bbr::BbrParams),
+    /// X-TCP (seed 000, Algorithm 1): cwnd from the UE's uplink grants × rtt_min.
+    Xtcp(xtcp::XtcpParams),
 }
 
 impl CcParams {
@@ -215,6 +301,18 @@ impl CcParams {
         match self {
             CcParams::NewReno => Box::new(newreno::NewReno),
             CcParams::Cubic(p) => Box::new(cubic::Cubic::new(p.clone())),
+            CcParams::Bic(p) => Box::new(bic::Bic::new(p.clone())),
+            CcParams::HighSpeed(p) => Box::new(highspeed::HighSpeed::new(p.clone())),
+            CcParams::Scalable(p) => Box::new(scalable::Scalable::new(p.clone())),
+            CcParams::Htcp(p) => Box::new(htcp::Htcp::new(p.clone())),
+            CcParams::Hybla(p) => Box::new(hybla::Hybla::new(p.clone())),
+            CcParams::Illinois(p) => Box::new(illinois::Illinois::new(p.clone())),
+            CcParams::Vegas(p) => Box::new(vegas::Vegas::new(p.clone())),
+            CcParams::Veno(p) => Box::new(veno::Veno::new(p.clone())),
+            CcParams::Westwood(p) => Box::new(westwood::Westwood::new(p.clone())),
+            CcParams::Yeah(p) => Box::new(yeah::Yeah::new(p.clone())),
+            CcParams::Bbr(p) => Box::new(bbr::Bbr::new(p.clone())),
+            CcParams::Xtcp(p) => Box::new(xtcp::Xtcp::new(p.clone())),
         }
     }
 
@@ -223,6 +321,18 @@ impl CcParams {
         match self {
             CcParams::NewReno => "newreno",
             CcParams::Cubic(_) => "cubic",
+            CcParams::Bic(_) => "bic",
+            CcParams::HighSpeed(_) => "highspeed",
+            CcParams::Scalable(_) => "scalable",
+            CcParams::Htcp(_) => "htcp",
+            CcParams::Hybla(_) => "hybla",
+            CcParams::Illinois(_) => "illinois",
+            CcParams::Vegas(_) => "vegas",
+            CcParams::Veno(_) => "veno",
+            CcParams::Westwood(_) => "westwood",
+            CcParams::Yeah(_) => "yeah",
+            CcParams::Bbr(_) => "bbr",
+            CcParams::Xtcp(_) => "xtcp",
         }
     }
 
@@ -231,12 +341,39 @@ impl CcParams {
         match name {
             "newreno" => Some(CcParams::NewReno),
             "cubic" => Some(CcParams::Cubic(cubic::CubicParams::default())),
+            "bic" => Some(CcParams::Bic(bic::BicParams::default())),
+            "highspeed" => Some(CcParams::HighSpeed(highspeed::HighSpeedParams::default())),
+            "scalable" => Some(CcParams::Scalable(scalable::ScalableParams::default())),
+            "htcp" => Some(CcParams::Htcp(htcp::HtcpParams::default())),
+            "hybla" => Some(CcParams::Hybla(hybla::HyblaParams::default())),
+            "illinois" => Some(CcParams::Illinois(illinois::IllinoisParams::default())),
+            "vegas" => Some(CcParams::Vegas(vegas::VegasParams::default())),
+            "veno" => Some(CcParams::Veno(veno::VenoParams::default())),
+            "westwood" => Some(CcParams::Westwood(westwood::WestwoodParams::default())),
+            "yeah" => Some(CcParams::Yeah(yeah::YeahParams::default())),
+            "bbr" => Some(CcParams::Bbr(bbr::BbrParams::default())),
+            "xtcp" => Some(CcParams::Xtcp(xtcp::XtcpParams::default())),
             _ => None,
         }
     }
 
     /// Every algorithm name.
-    pub const NAMES: &'static [&'static str] = &["newreno", "cubic"];
+    pub const NAMES: &'static [&'static str] = &[
+        "newreno",
+        "cubic",
+        "bic",
+        "highspeed",
+        "scalable",
+        "htcp",
+        "hybla",
+        "illinois",
+        "vegas",
+        "veno",
+        "westwood",
+        "yeah",
+        "bbr",
+        "xtcp",
+    ];
 }
 
 /// A window driven by an algorithm through the Linux call sequence.
@@ -247,6 +384,9 @@ pub struct Controller {
     state: CaState,
     /// Segments acknowledged when the current loss episode began is over (SND.UNA ≥ this).
     episode_end: u64,
+    /// The algorithm has taken over the window through `cong_control` (Linux decides by the
+    /// presence of the hook; here the first `true` it returns marks it).
+    owns_window: bool,
 }
 
 impl Controller {
@@ -260,6 +400,7 @@ impl Controller {
             cc,
             state: CaState::Open,
             episode_end: 0,
+            owns_window: false,
         }
     }
 
@@ -279,19 +420,38 @@ impl Controller {
     pub fn state(&self) -> CaState {
         self.state
     }
-    /// Pacing rate requested by the algorithm.
+    /// Pacing rate requested by the algorithm (payload bits per second).
     pub fn pacing_rate(&self) -> Option<Rate> {
         self.cc.pacing_rate()
+    }
+    /// True once the algorithm has taken over the window through `cong_control`.
+    pub fn owns_window(&self) -> bool {
+        self.owns_window
+    }
+    /// The algorithm asks for the data in flight to be marked application-limited.
+    pub fn request_app_limited(&self) -> bool {
+        self.cc.request_app_limited()
     }
     /// Algorithm-specific trace values.
     pub fn metrics(&self) -> Vec<(&'static str, f64)> {
         self.cc.metrics()
     }
 
-    /// One ACK that delivered data: [`Self::pkts_acked`] then [`Self::cong_avoid`].
+    /// One ACK that delivered data: [`Self::pkts_acked`], then [`Self::cong_control`] and,
+    /// unless the algorithm took the window over, [`Self::cong_avoid`].
     pub fn on_ack(&mut self, s: &AckSample) {
         self.pkts_acked(s);
-        self.cong_avoid(s);
+        if !self.cong_control(s) {
+            self.cong_avoid(s);
+        }
+    }
+
+    /// Linux `tcp_cong_control`'s hook, in every state; true if the algorithm set the
+    /// window itself (then the caller must not apply `cong_avoid` or PRR for this ACK).
+    pub fn cong_control(&mut self, s: &AckSample) -> bool {
+        let took = self.cc.cong_control(&mut self.w, s);
+        self.owns_window |= took;
+        took
     }
 
     /// Per-ACK bookkeeping, in every state (Linux calls it before updating the state).
@@ -321,7 +481,12 @@ impl Controller {
 
     /// Linux `tcp_cwnd_restart` after `idle` with retransmission timeout `rto`: the window
     /// restarts from min(cwnd, `initial_cwnd`), halved per idle RTO but not below that.
+    /// Not applied to an algorithm that owns the window (Linux
+    /// `tcp_slow_start_after_idle_check` returns early when `cong_control` is set).
     pub fn restart_after_idle(&mut self, idle: SimTime, rto: SimTime, initial_cwnd: u32) {
+        if self.owns_window {
+            return;
+        }
         self.w.ssthresh = self.current_ssthresh();
         let restart = initial_cwnd.min(self.w.cwnd);
         let mut cwnd = self.w.cwnd;
@@ -361,9 +526,14 @@ impl Controller {
         self.w.cwnd = cwnd.clamp(1, self.w.cwnd_clamp);
     }
 
-    /// Recovery or loss episode is over (SND.UNA passed the recovery point).
+    /// Recovery or loss episode is over (SND.UNA passed the recovery point). An algorithm
+    /// that owns the window keeps it (Linux `tcp_end_cwnd_reduction` returns early when
+    /// `cong_control` is set): it only hears the state change.
     pub fn exit_recovery(&mut self, now: SimTime) {
-        if self.state == CaState::Recovery && self.w.ssthresh < INFINITE_SSTHRESH {
+        if self.state == CaState::Recovery
+            && self.w.ssthresh < INFINITE_SSTHRESH
+            && !self.owns_window
+        {
             // Linux tcp_end_cwnd_reduction: settle at ssthresh.
             self.w.cwnd = self.w.ssthresh;
             self.cc.cwnd_event(&mut self.w, CwndEvent::CompleteCwr, now);
@@ -387,6 +557,11 @@ impl Controller {
         self.cc.set_state(&mut self.w, CaState::Loss);
         self.state = CaState::Loss;
         self.episode_end = snd_nxt;
+    }
+
+    /// Hands the sender's radio view to the algorithm (cross-layer algorithms only read it).
+    pub fn link_view(&mut self, view: &dyn mmtsim_net::linkview::LinkView, now: SimTime) {
+        self.cc.link_view(view, now);
     }
 
     /// Reports an event to the algorithm.

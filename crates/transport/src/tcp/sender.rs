@@ -9,6 +9,14 @@
 //! delivery-rate sampling, RTT sample) → `pkts_acked` → loss detection and the state
 //! machine (Open / Disorder / Recovery / Loss) → window growth or PRR → RTO re-arm →
 //! transmission. See the module docs of [`crate::tcp`] for what is and is not modelled.
+//!
+//! Window growth is Linux's `tcp_cong_control`: the algorithm's `cong_control` hook first,
+//! on every ACK while data was outstanding and in every state; if it takes the window over
+//! (BBR), neither PRR nor `cong_avoid` runs. A rate the algorithm requests
+//! (`pacing_rate()`) paces the flow even when the `pacing` option is off, as Linux BBR sets
+//! `sk_pacing_status`; that rate counts payload bytes only, as Linux charges `skb->len`
+//! against `sk_pacing_rate`. The sender's own default rate (pacing option on, algorithm
+//! silent) keeps spacing segments by their wire size.
 
 use super::rate::RateSampler;
 use super::rtt::RttEstimator;
@@ -99,6 +107,8 @@ pub struct TcpSender {
     is_cwnd_limited: bool,
     last_send: SimTime,
     last_logged: (u32, u32),
+    /// Segments marked lost so far, re-losses of retransmissions included (Linux `tp->lost`).
+    lost_total: u64,
     /// Counters.
     pub stats: SenderStats,
     /// Metric records.
@@ -136,6 +146,7 @@ impl TcpSender {
             is_cwnd_limited: false,
             last_send: now,
             last_logged: (0, 0),
+            lost_total: 0,
             stats: SenderStats::default(),
             log: SenderLog {
                 cwnd: log_cwnd_changes.then(CwndLog::default),
@@ -258,6 +269,12 @@ impl TcpSender {
         }
     }
 
+    /// The radio view of the UE this sender runs on, read just before an ACK is processed
+    /// (cross-layer congestion control such as X-TCP uses it; others ignore it).
+    pub fn read_link_view(&mut self, view: &dyn mmtsim_net::linkview::LinkView, now: SimTime) {
+        self.cc.link_view(view, now);
+    }
+
     /// A segment from the receiver.
     pub fn on_segment(&mut self, now: SimTime, h: &TcpHeader, out: &mut Vec<TcpHeader>) {
         match self.state {
@@ -323,6 +340,7 @@ impl TcpSender {
         self.snd_wnd = (h.window_field as u64) << self.peer_wscale;
 
         let prior_in_flight = self.sb.in_flight();
+        let prior_packets_out = self.sb.packets_out;
         let prior_una = self.snd_una;
         let prior_reno_sacked = self.sb.reno_sacked;
         let cum = self.sb.cum_ack(ack, &mut self.rate);
@@ -390,7 +408,7 @@ impl TcpSender {
         let rate_sample = self.rate.finish_ack(now, min_rtt);
 
         let delivered = cum_delivered + sacked_n + reno_delivered;
-        let sample = AckSample {
+        let mut sample = AckSample {
             now,
             acked: delivered,
             acked_bytes: cum_bytes + sacked_bytes,
@@ -401,8 +419,15 @@ impl TcpSender {
             cwnd_limited: self.cwnd_limited(),
             snd_una: self.snd_una,
             snd_nxt: self.snd_nxt,
-            paced: self.cfg.pacing,
+            paced: self.cfg.pacing || self.cc.pacing_rate().is_some(),
             rate: rate_sample,
+            mss: self.cfg.mss,
+            // Filled in after loss detection, before `cong_control`.
+            in_flight: 0,
+            delivered: self.rate.delivered,
+            lost: 0,
+            losses: 0,
+            next_departure: self.pacing_next.max(now),
         };
         if delivered > 0 || rtt_sample.is_some() {
             self.cc.pkts_acked(&sample);
@@ -446,7 +471,16 @@ impl TcpSender {
             }
         }
 
-        if self.cc.state() == CaState::Recovery {
+        self.lost_total += newly_lost as u64;
+        sample.in_flight = self.sb.in_flight();
+        sample.losses = newly_lost;
+        sample.lost = self.lost_total;
+        // Linux tcp_ack reaches tcp_cong_control only when data was outstanding.
+        if prior_packets_out > 0 && self.cc.cong_control(&sample) {
+            if self.cc.request_app_limited() {
+                self.rate.mark_app_limited(self.sb.in_flight());
+            }
+        } else if self.cc.state() == CaState::Recovery {
             self.prr(delivered, newly_lost, una_advanced);
         } else if una_advanced {
             // Only ACKs of new data grow cwnd (RFC 5681 §3.1; Linux tcp_may_raise_cwnd
@@ -517,7 +551,12 @@ impl TcpSender {
     fn on_rto(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
         self.stats.rtos += 1;
         self.log.rto_t_ns.push(now.ns());
+        // Linux tcp_timeout_mark_lost counts newly lost segments and retransmissions lost
+        // again (each of which leaves retrans_out).
+        let (lost_before, retrans_before) = (self.sb.lost_out, self.sb.retrans_out);
         self.sb.mark_all_lost();
+        self.lost_total += (self.sb.lost_out.saturating_sub(lost_before)
+            + retrans_before.saturating_sub(self.sb.retrans_out)) as u64;
         self.cc
             .on_rto(now, self.sb.in_flight(), self.snd_una, self.snd_nxt);
         self.high_seq = self.snd_nxt;
@@ -531,12 +570,14 @@ impl TcpSender {
 
     // ----- transmission -----
 
-    fn pacing_rate_bps(&self) -> Option<u64> {
+    /// Pacing rate in bits per second and whether it counts header bytes too.
+    fn pacing_rate_bps(&self) -> Option<(u64, bool)> {
+        if let Some(r) = self.cc.pacing_rate() {
+            // The algorithm's rate, payload only (Linux paces `skb->len`).
+            return Some((r.as_bps().max(1), false));
+        }
         if !self.cfg.pacing {
             return None;
-        }
-        if let Some(r) = self.cc.pacing_rate() {
-            return Some(r.as_bps().max(1));
         }
         // Linux tcp_update_pacing_rate: 200 % in slow start (cwnd < ssthresh/2), else 120 %.
         let srtt = self.rtt.srtt()?;
@@ -546,7 +587,7 @@ impl TcpSender {
         let bps = segs * self.cfg.mss as u128 * 8 * 1_000_000_000 * ratio
             / 100
             / srtt.ns().max(1) as u128;
-        Some(bps.min(u64::MAX as u128).max(1) as u64)
+        Some((bps.min(u64::MAX as u128).max(1) as u64, true))
     }
 
     fn try_send(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
@@ -607,8 +648,13 @@ impl TcpSender {
                 (seq, len, false)
             };
             let h = self.header(now, seq, len, retransmission);
-            if let Some(bps) = pacing {
-                let bits = h.header_bytes() as u128 * 8 + len as u128 * 8;
+            if let Some((bps, with_headers)) = pacing {
+                let header_bits = if with_headers {
+                    h.header_bytes() as u128 * 8
+                } else {
+                    0
+                };
+                let bits = header_bits + len as u128 * 8;
                 let dt = (bits * 1_000_000_000).div_ceil(bps as u128) as u64;
                 self.pacing_next = self.pacing_next.max(now) + SimTime(dt);
             }
@@ -695,4 +741,96 @@ impl TcpSender {
 
 fn ticks_to_time(ticks: u32) -> SimTime {
     SimTime(ticks as u64 * TS_TICK_NS)
+}
+
+#[cfg(test)]
+mod cong_control_tests {
+    //! The `cong_control` plumbing, with BBR as the algorithm that owns the window. The
+    //! sender's general behaviour is tested in `tcp::tests`.
+    use super::*;
+    use crate::cc::bbr::BbrParams;
+    use crate::cc::CcParams;
+    use mmtsim_engine::Rate;
+
+    const MSS: u32 = 1000;
+
+    fn ack_header(n: u64) -> TcpHeader {
+        TcpHeader {
+            from_receiver: true,
+            seq: 1,
+            ack: n,
+            flags: TcpFlags {
+                syn: false,
+                ack: true,
+                fin: false,
+            },
+            window_field: 65_535,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn the_algorithms_rate_paces_even_with_the_pacing_option_off() {
+        let cfg = TcpConfig {
+            mss: MSS,
+            timestamps: false,
+            pacing: false,
+            cc: CcParams::Bbr(BbrParams::default()),
+            ..TcpConfig::default()
+        };
+        let mut s = TcpSender::new(cfg, false, SimTime::ZERO);
+        let mut out = vec![];
+        s.set_app_end(SimTime::ZERO, 100_000_000, &mut out);
+        s.connect(SimTime::ZERO, &mut out);
+        out.clear();
+        // SYN-ACK at 100 ms: SRTT = 100 ms. BBR asks no rate before its first ACK, so the
+        // initial window leaves at once (Linux does not pace the first 10 segments either).
+        let synack = TcpHeader {
+            from_receiver: true,
+            seq: 0,
+            ack: 1,
+            flags: TcpFlags {
+                syn: true,
+                ack: true,
+                fin: false,
+            },
+            window_field: 65_535,
+            syn_options: Some(SynOptions {
+                mss: MSS as u16,
+                wscale: Some(4),
+                sack_permitted: true,
+            }),
+            ..Default::default()
+        };
+        let t0 = SimTime::from_ms(100);
+        s.on_segment(t0, &synack, &mut out);
+        assert_eq!(out.iter().filter(|h| h.payload_bytes > 0).count(), 10);
+        assert_eq!(s.cc().pacing_rate(), None);
+        // The ACK of segment 0 at 200 ms: BBR's first cong_control starts the rate from
+        // high_gain·cwnd/SRTT: bw = 10·2^24/100 000 µs = 1677; 1677·1000·739 >> 8 =
+        // 4 840 949; ·990 000 >> 24 = 285 662 B/s of payload. cwnd becomes 11 (one more
+        // delivered while tp->delivered < 10), so two segments may go: the first at once,
+        // the second one segment's pacing time later, 1000 B · 8 / (285 662 · 8 bit/s)
+        // = 3 500 641 ns (rounded up; headers are not charged against this rate).
+        out.clear();
+        let t1 = SimTime::from_ms(200);
+        s.on_segment(t1, &ack_header(1 + MSS as u64), &mut out);
+        assert!(s.cc().owns_window());
+        assert_eq!(s.cc().pacing_rate(), Some(Rate::bps(285_662 * 8)));
+        assert_eq!(s.cc().cwnd(), 11);
+        let data: Vec<u64> = out
+            .iter()
+            .filter(|h| h.payload_bytes > 0)
+            .map(|h| (h.seq - 1) / MSS as u64)
+            .collect();
+        assert_eq!(data, [10]);
+        let release = t1 + SimTime(3_500_641);
+        assert_eq!(s.next_deadline(), release);
+        out.clear();
+        s.on_timer(release - SimTime(1), &mut out);
+        assert!(out.is_empty());
+        s.on_timer(release, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!((out[0].seq - 1) / MSS as u64, 11);
+    }
 }

@@ -12,3 +12,4 @@ mod ran;
 mod reliability;
 mod rto;
 mod throughput;
+mod xtcp;

@@ -166,14 +166,14 @@ fn throughput_follows_the_mcs_thresholds_over_distance() {
     let mut last = f64::INFINITY;
     // Distances chosen so no SNR lies within 0.5 dB of a threshold.
     for (x, mcs_expected) in [
-        (20.0, 28u8),
+        (20.0f64, 28u8),
         (50.0, 24),
         (90.0, 16),
         (150.0, 8),
         (200.0, 6),
         (280.0, 2),
     ] {
-        let d3 = ((x as f64).powi(2) + 8.5f64.powi(2)).sqrt();
+        let d3 = (x.powi(2) + 8.5f64.powi(2)).sqrt();
         let snr = 109.0 - (72.0 + 29.2 * d3.log10()) + 30.103;
         let mcs = steps
             .iter()

@@ -1,0 +1,313 @@
+//! X-TCP: cross-layer congestion control for uplink TCP over mmWave (seed 000,
+//! Algorithm 1).
+//!
+//! On every ACK the algorithm
+//! 1. takes the RTT sample ê_rtt and keeps its minimum rtt_min;
+//! 2. reads from the UE's radio view ([`LinkView`]) the data rate the uplink grants
+//!    offer, ê_datarate, and the SINR Γ;
+//! 3. sets cwnd ← ê_datarate · rtt_min if Γ ≥ 0 dB and ê_rtt ≤ rtt_min + ε, and
+//!    cwnd ← λ · ê_datarate · rtt_min otherwise (λ = 0.85, ε = 10 ms in the paper).
+//!
+//! # The data-rate estimate
+//! Each uplink grant carries a transport block of TBS bytes for one slot; its rate is
+//! TBS·8 / slot duration (the paper: "the number of bytes that can be actually
+//! transmitted in each resource"). ê_datarate is the mean of that rate over the grants
+//! of the last `window` (default 10 ms), scaled by the share of a transport block that is
+//! TCP payload: MSS / (MSS + `header_bytes`), where `header_bytes` (default 60) counts
+//! TCP (20 + 12 timestamp option), IP (20), PDCP (3), RLC (3) and MAC (2) headers.
+//! Slots without a grant do not count: the estimate is what the link offers when it
+//! serves the UE, not what it carried (otherwise a small window would starve its own
+//! estimate). When the window holds no grant — a window of one segment is granted once per
+//! RTT, longer than the averaging window — the most recent grant (up to 100 ms old) is the
+//! estimate; before the first grant the window stays at its initial value (1 MSS, as in
+//! the paper). A one-segment grant is one OFDM symbol, whose rate (≈143 Mbit/s at MCS 28)
+//! lifts the window at once; the larger grants that follow converge to the link rate
+//! within a few RTTs.
+//!
+//! # Loss and timeouts
+//! The paper sets cwnd on every ACK and says nothing of loss. Here:
+//! - fast recovery keeps the sender's PRR (the window is not set during Recovery, as for
+//!   every algorithm), with ssthresh = max(2, λ·ê_datarate·rtt_min);
+//! - after an RTO the window restarts at 1 segment and the first ACK resets it from the
+//!   radio estimate: this is what lets X-TCP refill the link at once after an outage
+//!   (the paper's Fig. 4).
+//!
+//! # Deviations
+//! - The paper's ns-3 module read the rate from the UE's MAC directly; here it comes
+//!   through the read-only [`LinkView`] the RAN exports (the project's single
+//!   cross-layer interface).
+//! - The estimate is not defined by the paper beyond the sentence quoted above; the
+//!   averaging window and the header count are our choices, both configurable.
+
+use super::{AckSample, CongestionControl, Window};
+use mmtsim_engine::SimTime;
+use mmtsim_net::linkview::{Direction, LinkView};
+
+/// X-TCP parameters (defaults: the paper's Table I and our documented choices).
+#[derive(Clone, Debug, PartialEq)]
+pub struct XtcpParams {
+    /// Scaling factor λ when the SINR is below 0 dB or the RTT exceeds rtt_min + ε.
+    pub lambda: f64,
+    /// RTT margin ε.
+    pub epsilon: SimTime,
+    /// Averaging window of the grant rate.
+    pub window: SimTime,
+    /// Header bytes per segment between TCP payload and the transport block.
+    pub header_bytes: u32,
+    /// SINR threshold of the λ branch, dB (the paper: 0 dB).
+    pub sinr_threshold_db: f64,
+}
+
+impl Default for XtcpParams {
+    fn default() -> Self {
+        XtcpParams {
+            lambda: 0.85,
+            epsilon: SimTime::from_ms(10),
+            window: SimTime::from_ms(10),
+            header_bytes: 60,
+            sinr_threshold_db: 0.0,
+        }
+    }
+}
+
+/// X-TCP state.
+#[derive(Clone, Debug)]
+pub struct Xtcp {
+    p: XtcpParams,
+    /// ê_datarate of the grants (transport-block rate, before header scaling), bit/s.
+    grant_rate_bps: Option<f64>,
+    sinr_db: f64,
+    rtt_min: Option<SimTime>,
+    /// The λ branch was taken on the last update.
+    reduced: bool,
+    /// The flow has read a radio view at least once.
+    has_view: bool,
+    /// Segment size of the last ACK sample.
+    mss: u32,
+}
+
+impl Xtcp {
+    /// X-TCP with `p`.
+    pub fn new(p: XtcpParams) -> Self {
+        Xtcp {
+            p,
+            grant_rate_bps: None,
+            sinr_db: f64::NEG_INFINITY,
+            rtt_min: None,
+            reduced: false,
+            has_view: false,
+            mss: 1400,
+        }
+    }
+
+    /// Mean per-grant rate of the uplink grants in `(now − window, now]`, bit/s; the rate of
+    /// the most recent grant if the window holds none; `None` without any grant.
+    pub fn mean_grant_rate_bps(view: &dyn LinkView, now: SimTime, window: SimTime) -> Option<f64> {
+        let from = now.saturating_sub(window);
+        let rate = |g: &mmtsim_net::linkview::Grant| g.tbs_bytes as f64 * 8.0 / g.slot.secs_f64();
+        let (mut sum, mut n) = (0.0, 0u32);
+        let mut latest = None;
+        for g in view.grants(Direction::Uplink).iter().rev() {
+            if g.time > now || g.slot == SimTime::ZERO {
+                continue;
+            }
+            latest.get_or_insert_with(|| rate(g));
+            if g.time <= from {
+                break;
+            }
+            sum += rate(g);
+            n += 1;
+        }
+        if n > 0 {
+            Some(sum / n as f64)
+        } else {
+            latest
+        }
+    }
+
+    /// cwnd in segments for rate × rtt_min (× λ when `reduced`), at least 1.
+    fn target(&self, mss: u32, reduced: bool) -> Option<u32> {
+        let (rate, rtt) = (self.grant_rate_bps?, self.rtt_min?);
+        let payload_share = mss as f64 / (mss + self.p.header_bytes) as f64;
+        let k = if reduced { self.p.lambda } else { 1.0 };
+        let bytes = k * rate * payload_share * rtt.secs_f64() / 8.0;
+        Some(((bytes / mss.max(1) as f64).floor() as u32).max(1))
+    }
+}
+
+impl CongestionControl for Xtcp {
+    fn name(&self) -> &'static str {
+        "xtcp"
+    }
+
+    fn link_view(&mut self, view: &dyn LinkView, now: SimTime) {
+        self.has_view = true;
+        if let Some(r) = Self::mean_grant_rate_bps(view, now, self.p.window) {
+            self.grant_rate_bps = Some(r);
+        }
+        self.sinr_db = view.sinr_db();
+    }
+
+    fn pkts_acked(&mut self, _w: &mut Window, s: &AckSample) {
+        self.mss = s.mss;
+        if let Some(r) = s.rtt {
+            self.rtt_min = Some(self.rtt_min.map_or(r, |m| m.min(r)));
+        }
+    }
+
+    fn cong_avoid(&mut self, w: &mut Window, s: &AckSample) {
+        let Some(rtt_min) = self.rtt_min else { return };
+        // Without an RTT sample on this ACK, judge congestion by the smoothed RTT.
+        let rtt = s.rtt.or(s.srtt).unwrap_or(rtt_min);
+        let reduced = self.sinr_db < self.p.sinr_threshold_db || rtt > rtt_min + self.p.epsilon;
+        if let Some(t) = self.target(s.mss, reduced) {
+            self.reduced = reduced;
+            w.cwnd = t.min(w.cwnd_clamp);
+        }
+    }
+
+    fn ssthresh(&mut self, w: &Window) -> u32 {
+        // The paper defines no loss reaction; PRR takes the window towards the λ target.
+        self.target(self.mss, true)
+            .map_or((w.cwnd / 2).max(2), |t| t.max(2))
+    }
+
+    fn metrics(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("datarate_bps", self.grant_rate_bps.unwrap_or(0.0)),
+            ("sinr_db", self.sinr_db),
+            (
+                "rtt_min_ms",
+                self.rtt_min.map_or(f64::NAN, |r| r.secs_f64() * 1e3),
+            ),
+            ("lambda_branch", self.reduced as u8 as f64),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::{CcParams, Controller};
+    use mmtsim_net::linkview::Grant;
+
+    struct View {
+        grants: Vec<Grant>,
+        sinr_db: f64,
+    }
+    impl LinkView for View {
+        fn grants(&self, d: Direction) -> &[Grant] {
+            if d == Direction::Uplink {
+                &self.grants
+            } else {
+                &[]
+            }
+        }
+        fn sinr_db(&self) -> f64 {
+            self.sinr_db
+        }
+        fn rlc_buffer_bytes(&self, _d: Direction) -> u64 {
+            0
+        }
+    }
+
+    /// Grants of `tbs` bytes in every 100 µs slot up to `until_us`.
+    fn view(tbs: u32, until_us: u64, sinr_db: f64) -> View {
+        let slot = SimTime::from_us(100);
+        View {
+            grants: (1..=until_us / 100)
+                .map(|i| Grant {
+                    time: SimTime::from_us(100 * i),
+                    tbs_bytes: tbs,
+                    mcs: 28,
+                    symbols: 22,
+                    slot,
+                })
+                .collect(),
+            sinr_db,
+        }
+    }
+
+    fn ack(now: SimTime, rtt_ms: u64) -> AckSample {
+        let mut s = AckSample::simple(now, 1, Some(SimTime::from_ms(rtt_ms)));
+        s.mss = 1400;
+        s
+    }
+
+    #[test]
+    fn starts_at_one_segment_and_jumps_to_rate_times_rtt_min() {
+        let mut c = Controller::new(&CcParams::Xtcp(XtcpParams::default()), 1, SimTime::ZERO);
+        assert_eq!(c.cwnd(), 1);
+        // 12,500 B per 100 µs slot = 1 Gbit/s of transport blocks. Payload share
+        // 1400/(1400+60) = 0.958904…; rtt_min 20 ms → 1e9·0.958904·0.02/8 = 2,397,260 B
+        // → floor(2,397,260/1400) = 1712 segments.
+        let now = SimTime::from_ms(50);
+        let v = view(12_500, 50_000, 20.0);
+        c.link_view(&v, now);
+        c.on_ack(&ack(now, 20));
+        assert_eq!(c.cwnd(), 1712);
+    }
+
+    #[test]
+    fn low_sinr_or_queueing_takes_the_lambda_branch() {
+        let now = SimTime::from_ms(50);
+        // λ = 0.85: 0.85 · 2,397,260 = 2,037,671 B → 1455 segments.
+        for (sinr, rtt2) in [(-1.0, 20), (20.0, 31)] {
+            let mut c = Controller::new(&CcParams::Xtcp(XtcpParams::default()), 1, SimTime::ZERO);
+            let v = view(12_500, 50_000, sinr);
+            c.link_view(&v, now);
+            c.on_ack(&ack(now, 20));
+            // Second ACK: RTT 31 ms > rtt_min 20 + ε 10 → reduced, even at high SINR.
+            c.on_ack(&ack(now, rtt2));
+            assert_eq!(c.cwnd(), 1455, "sinr {sinr}, rtt {rtt2}");
+        }
+        // RTT exactly rtt_min + ε is not congestion.
+        let mut c = Controller::new(&CcParams::Xtcp(XtcpParams::default()), 1, SimTime::ZERO);
+        c.link_view(&view(12_500, 50_000, 20.0), now);
+        c.on_ack(&ack(now, 20));
+        c.on_ack(&ack(now, 30));
+        assert_eq!(c.cwnd(), 1712);
+    }
+
+    #[test]
+    fn estimate_averages_only_the_grants_in_the_window() {
+        // Grants of 12,500 B until 40 ms and 6,250 B from 40 ms to 50 ms; the 10 ms window
+        // at 50 ms sees only the latter: 6,250·8/100 µs = 500 Mbit/s.
+        let mut v = view(12_500, 40_000, 20.0);
+        let slot = SimTime::from_us(100);
+        v.grants.extend((401..=500).map(|i| Grant {
+            time: SimTime::from_us(100 * i),
+            tbs_bytes: 6_250,
+            mcs: 20,
+            symbols: 22,
+            slot,
+        }));
+        let r = Xtcp::mean_grant_rate_bps(&v, SimTime::from_ms(50), SimTime::from_ms(10)).unwrap();
+        assert!((r - 500e6).abs() < 1.0, "{r}");
+        // No grant in the window → the most recent grant's rate (6,250 B per 100 µs).
+        let r = Xtcp::mean_grant_rate_bps(&v, SimTime::from_ms(70), SimTime::from_ms(10)).unwrap();
+        assert!((r - 500e6).abs() < 1.0, "{r}");
+        // No grant at all → no estimate.
+        let empty = View {
+            grants: vec![],
+            sinr_db: 0.0,
+        };
+        assert!(
+            Xtcp::mean_grant_rate_bps(&empty, SimTime::from_ms(70), SimTime::from_ms(10)).is_none()
+        );
+    }
+
+    #[test]
+    fn after_an_rto_the_first_ack_restores_the_radio_window() {
+        let now = SimTime::from_ms(50);
+        let mut c = Controller::new(&CcParams::Xtcp(XtcpParams::default()), 1, SimTime::ZERO);
+        let v = view(12_500, 50_000, 20.0);
+        c.link_view(&v, now);
+        c.on_ack(&ack(now, 20));
+        c.on_rto(now, 0, 0, 100);
+        assert_eq!(c.cwnd(), 1);
+        c.link_view(&v, now);
+        c.on_ack(&ack(now, 20));
+        assert_eq!(c.cwnd(), 1712);
+    }
+}
