@@ -12,8 +12,15 @@
 //! Simplifications: no ECN marking (the simulator's TCP does not negotiate ECN), so CoDel
 //! always drops; the square root is computed in floating point, not Linux's Newton
 //! iteration in fixed point.
+//!
+//! The state machine works on any queue through [`CoDelQueue`] (a look at the head, and a
+//! way to drop it): the wired queues use it, and so does the RLC transmission buffer, whose
+//! `maxpacket` is the largest SDU seen ([`CoDel::observe_packet`]).
+//! [`CoDel::dequeue`] is RFC 8289's `dequeue` done in place: it drops heads as the state
+//! machine says and leaves the head to transmit at the front. Looking at the head with the
+//! bytes queued behind it is the same test as RFC 8289's `dodequeue`, which pops the head
+//! and looks at the bytes left.
 
-use super::{Queue, QueuedPacket};
 use mmtsim_engine::SimTime;
 
 /// CoDel parameters.
@@ -68,89 +75,86 @@ impl CoDel {
         }
     }
 
+    /// Raises `maxpacket` to `bytes` if larger (queues without a fixed MTU).
+    pub fn observe_packet(&mut self, bytes: u64) {
+        self.maxpacket_bytes = self.maxpacket_bytes.max(bytes);
+    }
+
+    /// RFC 8289 §3.3 control law: `t + interval / sqrt(count)`.
     fn control_law(&self, t: SimTime, count: u32) -> SimTime {
         let dt = self.params.interval.ns() as f64 / (count.max(1) as f64).sqrt();
         t + SimTime(dt as u64)
     }
-}
 
-fn codel_state(q: &mut Queue) -> &mut CoDel {
-    match &mut q.aqm {
-        super::Aqm::CoDel(c) => c,
-        super::Aqm::DropTail => unreachable!("codel::dequeue called on a drop-tail queue"),
-    }
-}
-
-/// RFC 8289 `dodequeue`: pop the head and decide whether it is ok to drop it.
-fn dodequeue(q: &mut Queue, now: SimTime) -> (Option<QueuedPacket>, bool) {
-    let Some(p) = q.pop_head() else {
-        codel_state(q).first_above_time = None;
-        return (None, false);
-    };
-    let bytes_left = q.bytes;
-    let c = codel_state(q);
-    let sojourn = now.saturating_sub(p.enqueued_at);
-    let mut ok_to_drop = false;
-    if sojourn < c.params.target || bytes_left <= c.maxpacket_bytes {
-        c.first_above_time = None;
-    } else {
-        match c.first_above_time {
-            None => c.first_above_time = Some(now + c.params.interval),
-            Some(t) if now >= t => ok_to_drop = true,
-            Some(_) => {}
-        }
-    }
-    (Some(p), ok_to_drop)
-}
-
-/// RFC 8289 `dequeue`.
-pub(super) fn dequeue(
-    q: &mut Queue,
-    now: SimTime,
-    dropped: &mut Vec<QueuedPacket>,
-) -> Option<QueuedPacket> {
-    let (mut head, mut ok_to_drop) = dodequeue(q, now);
-    let c = codel_state(q);
-    if c.dropping {
-        if !ok_to_drop {
-            c.dropping = false;
-        }
-        while codel_state(q).dropping && now >= codel_state(q).drop_next {
-            let Some(p) = head else { break };
-            dropped.push(p);
-            {
-                let c = codel_state(q);
-                c.count += 1;
-                c.drops += 1;
-            }
-            (head, ok_to_drop) = dodequeue(q, now);
-            let c = codel_state(q);
-            if !ok_to_drop {
-                c.dropping = false;
-            } else {
-                c.drop_next = c.control_law(c.drop_next, c.count);
-            }
-        }
-    } else if ok_to_drop {
-        if let Some(p) = head {
-            dropped.push(p);
-            codel_state(q).drops += 1;
-            (head, _) = dodequeue(q, now);
-        }
-        let c = codel_state(q);
-        c.dropping = true;
-        let delta = c.count.saturating_sub(c.lastcount);
-        c.count = if delta > 1
-            && now.saturating_sub(c.drop_next) < SimTime(16 * c.params.interval.ns())
-        {
-            delta
-        } else {
-            1
+    /// RFC 8289 `dodequeue` on the head of `q`, without removing it: is it ok to drop?
+    fn ok_to_drop<Q: CoDelQueue + ?Sized>(&mut self, q: &Q, now: SimTime) -> bool {
+        let Some((enqueued_at, bytes_behind)) = q.head() else {
+            self.first_above_time = None;
+            return false;
         };
-        c.drop_next = c.control_law(now, c.count);
-        c.lastcount = c.count;
+        let sojourn = now.saturating_sub(enqueued_at);
+        if sojourn < self.params.target || bytes_behind <= self.maxpacket_bytes {
+            self.first_above_time = None;
+            return false;
+        }
+        match self.first_above_time {
+            None => {
+                self.first_above_time = Some(now + self.params.interval);
+                false
+            }
+            Some(t) => now >= t,
+        }
     }
-    head
+
+    /// RFC 8289 `dequeue` at `now`: drops heads of `q` as the state machine says; the head
+    /// left (if any) is the one to transmit. Returns the number of drops.
+    pub fn dequeue<Q: CoDelQueue + ?Sized>(&mut self, q: &mut Q, now: SimTime) -> u32 {
+        let mut drops = 0;
+        let mut ok = self.ok_to_drop(q, now);
+        if self.dropping {
+            if !ok {
+                self.dropping = false;
+            }
+            while self.dropping && now >= self.drop_next {
+                q.drop_head();
+                drops += 1;
+                self.count += 1;
+                ok = self.ok_to_drop(q, now);
+                if ok {
+                    self.drop_next = self.control_law(self.drop_next, self.count);
+                } else {
+                    self.dropping = false;
+                }
+            }
+        } else if ok {
+            q.drop_head();
+            drops += 1;
+            // Look at the new head (updates first_above_time as RFC 8289 does).
+            self.ok_to_drop(q, now);
+            self.dropping = true;
+            // Resume the previous episode's drop rate if it ended recently (§5.6).
+            let delta = self.count.saturating_sub(self.lastcount);
+            self.count = if delta > 1
+                && now.saturating_sub(self.drop_next) < SimTime(16 * self.params.interval.ns())
+            {
+                delta
+            } else {
+                1
+            };
+            self.drop_next = self.control_law(now, self.count);
+            self.lastcount = self.count;
+        }
+        self.drops += drops as u64;
+        drops
+    }
+}
+
+/// What CoDel needs from the queue it manages.
+pub trait CoDelQueue {
+    /// Enqueue time of the head and the bytes queued behind it; `None` if empty.
+    fn head(&self) -> Option<(SimTime, u64)>;
+    /// Removes the head: CoDel drops it.
+    fn drop_head(&mut self);
 }
 
 #[cfg(test)]

@@ -58,6 +58,29 @@ pub enum DropReason {
     WireLoss,
 }
 
+/// The head of a wired queue as CoDel sees it; drops go to `dropped`.
+struct Heads<'a> {
+    items: &'a mut VecDeque<QueuedPacket>,
+    bytes: &'a mut u64,
+    dropped: &'a mut Vec<QueuedPacket>,
+}
+
+impl codel::CoDelQueue for Heads<'_> {
+    fn head(&self) -> Option<(SimTime, u64)> {
+        self.items
+            .front()
+            .map(|p| (p.enqueued_at, *self.bytes - p.size_bytes as u64))
+    }
+    fn drop_head(&mut self) {
+        let p = self
+            .items
+            .pop_front()
+            .expect("CoDel drops only an existing head");
+        *self.bytes -= p.size_bytes as u64;
+        self.dropped.push(p);
+    }
+}
+
 /// A FIFO with limits and optional AQM.
 #[derive(Clone, Debug)]
 pub struct Queue {
@@ -109,10 +132,17 @@ impl Queue {
         now: SimTime,
         dropped: &mut Vec<QueuedPacket>,
     ) -> Option<QueuedPacket> {
-        match &mut self.aqm {
-            Aqm::DropTail => self.pop_head(),
-            Aqm::CoDel(_) => codel::dequeue(self, now, dropped),
+        if let Aqm::CoDel(c) = &mut self.aqm {
+            c.dequeue(
+                &mut Heads {
+                    items: &mut self.items,
+                    bytes: &mut self.bytes,
+                    dropped,
+                },
+                now,
+            );
         }
+        self.pop_head()
     }
 
     fn pop_head(&mut self) -> Option<QueuedPacket> {

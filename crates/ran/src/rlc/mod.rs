@@ -65,6 +65,7 @@ use std::collections::VecDeque;
 /// CoDel parameters of the RLC transmission buffer: the wired queues' type (RFC 8289
 /// defaults: target 5 ms, interval 100 ms).
 pub use mmtsim_net::queue::codel::CoDelParams as CodelParams;
+use mmtsim_net::queue::codel::{CoDel, CoDelQueue};
 
 /// Largest length indicator, bytes: the LI field has 11 bits (TS 36.322 §6.2.2.5).
 pub const LI_MAX_BYTES: u32 = 2047;
@@ -476,43 +477,6 @@ struct QueuedSdu {
     arrival: SimTime,
 }
 
-/// CoDel state on the RLC transmission buffer (RFC 8289 §5 variable names).
-///
-/// The same algorithm as `mmtsim_net::queue::codel`, whose state machine is tied to the
-/// wired `Queue` type and cannot be called from here; the parameters type is shared.
-#[derive(Clone, Debug)]
-struct Codel {
-    params: CodelParams,
-    /// Largest SDU seen, bytes: RFC 8289's `maxpacket` (a buffer holding at most this much
-    /// is never considered standing).
-    maxpacket_bytes: u64,
-    first_above_time: Option<SimTime>,
-    drop_next: SimTime,
-    count: u32,
-    lastcount: u32,
-    dropping: bool,
-}
-
-impl Codel {
-    fn new(params: CodelParams) -> Self {
-        Codel {
-            params,
-            maxpacket_bytes: 0,
-            first_above_time: None,
-            drop_next: SimTime::ZERO,
-            count: 0,
-            lastcount: 0,
-            dropping: false,
-        }
-    }
-
-    /// RFC 8289 §3.3 control law: `t + interval / sqrt(count)`.
-    fn control_law(&self, t: SimTime, count: u32) -> SimTime {
-        let dt = self.params.interval.ns() as f64 / (count.max(1) as f64).sqrt();
-        t + SimTime(dt as u64)
-    }
-}
-
 /// The transmission buffer shared by AM and UM: SDUs waiting for (the rest of) their first
 /// transmission, the byte limit, CoDel and the concatenation rule.
 #[derive(Clone, Debug)]
@@ -528,7 +492,8 @@ pub(crate) struct TxQueue {
     long_sdus: u64,
     /// Limit on `bytes` (0 = none).
     limit_bytes: u64,
-    codel: Option<Codel>,
+    /// CoDel on the buffer; its `maxpacket` is the largest SDU seen.
+    codel: Option<CoDel>,
     /// SDUs dropped by CoDel, waiting for [`Rlc::take_dropped`].
     dropped: Vec<Sdu>,
 }
@@ -542,7 +507,7 @@ impl TxQueue {
             bytes: 0,
             long_sdus: 0,
             limit_bytes: cfg.max_tx_buffer_bytes,
-            codel: cfg.codel.map(Codel::new),
+            codel: cfg.codel.map(|p| CoDel::new(p, 0)),
             dropped: Vec::new(),
         }
     }
@@ -557,7 +522,7 @@ impl TxQueue {
             return Err(sdu);
         }
         if let Some(c) = &mut self.codel {
-            c.maxpacket_bytes = c.maxpacket_bytes.max(sdu.bytes as u64);
+            c.observe_packet(sdu.bytes as u64);
         }
         self.bytes += sdu.bytes as u64;
         self.long_sdus += (sdu.bytes > LI_MAX_BYTES) as u64;
@@ -657,82 +622,18 @@ impl TxQueue {
     }
 
     /// Makes sure the head SDU may be transmitted: runs CoDel when a fresh SDU reaches the
-    /// head. Returns false if the buffer is (or became) empty.
+    /// head (or on an empty buffer, which ends a dropping episode as RFC 8289's `dequeue`
+    /// does). Returns false if the buffer is (or became) empty.
     fn admit_head(&mut self, now: SimTime, stats: &mut RlcStats) -> bool {
-        if self.sdus.is_empty() {
-            if let Some(c) = &mut self.codel {
-                c.first_above_time = None;
-            }
-            return false;
-        }
         if self.head_admitted || self.head_offset > 0 {
             return true;
         }
         if let Some(mut c) = self.codel.take() {
-            self.codel_dequeue(now, &mut c, stats);
+            c.dequeue(&mut CodelHeads { q: self, stats }, now);
             self.codel = Some(c);
         }
         self.head_admitted = !self.sdus.is_empty();
         self.head_admitted
-    }
-
-    /// RFC 8289 `dodequeue` on the head SDU (without removing it): whether it is ok to drop
-    /// it. `None` if the buffer is empty.
-    fn codel_ok_to_drop(&self, now: SimTime, c: &mut Codel) -> Option<bool> {
-        let Some(head) = self.sdus.front() else {
-            c.first_above_time = None;
-            return None;
-        };
-        let sojourn = now.saturating_sub(head.arrival);
-        let bytes_left = self.bytes - head.sdu.bytes as u64;
-        if sojourn < c.params.target || bytes_left <= c.maxpacket_bytes {
-            c.first_above_time = None;
-            return Some(false);
-        }
-        match c.first_above_time {
-            None => {
-                c.first_above_time = Some(now + c.params.interval);
-                Some(false)
-            }
-            Some(t) => Some(now >= t),
-        }
-    }
-
-    /// RFC 8289 `dequeue`: drops head SDUs as the state machine says; the head left (if
-    /// any) is the one to transmit.
-    fn codel_dequeue(&mut self, now: SimTime, c: &mut Codel, stats: &mut RlcStats) {
-        let mut ok = self.codel_ok_to_drop(now, c);
-        if c.dropping {
-            if ok != Some(true) {
-                c.dropping = false;
-            }
-            while c.dropping && now >= c.drop_next {
-                self.drop_head(stats);
-                c.count += 1;
-                ok = self.codel_ok_to_drop(now, c);
-                if ok != Some(true) {
-                    c.dropping = false;
-                } else {
-                    c.drop_next = c.control_law(c.drop_next, c.count);
-                }
-            }
-        } else if ok == Some(true) {
-            self.drop_head(stats);
-            // Re-evaluate the new head (updates first_above_time as RFC 8289 does).
-            let _ = self.codel_ok_to_drop(now, c);
-            c.dropping = true;
-            // Resume the previous episode's drop rate if it ended recently (RFC 8289 §5.6).
-            let delta = c.count.saturating_sub(c.lastcount);
-            c.count = if delta > 1
-                && now.saturating_sub(c.drop_next) < SimTime(16 * c.params.interval.ns())
-            {
-                delta
-            } else {
-                1
-            };
-            c.drop_next = c.control_law(now, c.count);
-            c.lastcount = c.count;
-        }
     }
 
     fn drop_head(&mut self, stats: &mut RlcStats) {
@@ -744,6 +645,22 @@ impl TxQueue {
         stats.sdus_dropped += 1;
         stats.bytes_dropped += q.sdu.bytes as u64;
         self.dropped.push(q.sdu);
+    }
+}
+
+/// The transmission buffer's head as CoDel sees it (CoDel itself is taken out meanwhile).
+struct CodelHeads<'a> {
+    q: &'a mut TxQueue,
+    stats: &'a mut RlcStats,
+}
+
+impl CoDelQueue for CodelHeads<'_> {
+    fn head(&self) -> Option<(SimTime, u64)> {
+        let h = self.q.sdus.front()?;
+        Some((h.arrival, self.q.bytes - h.sdu.bytes as u64))
+    }
+    fn drop_head(&mut self) {
+        self.q.drop_head(self.stats);
     }
 }
 
