@@ -45,21 +45,37 @@ pub trait LinkView {
     fn rlc_buffer_bytes(&self, dir: Direction) -> u64;
 }
 
-/// Data rate the grants of `dir` in the window `(now − window, now]` carried, bits per
-/// second of wall time: Σ TBS·8 / window. Slots with no grant count as zero, so the
-/// estimate falls when the scheduler stops serving the UE.
-pub fn granted_rate_bps(view: &dyn LinkView, dir: Direction, now: SimTime, window: SimTime) -> f64 {
-    if window == SimTime::ZERO {
-        return 0.0;
-    }
+/// The rate the link offers the UE in `dir` while serving it: the mean over the grants in
+/// `(now − window, now]` of each grant's TBS·8 / slot duration, bit/s. Slots without a
+/// grant do not count (the UE had nothing to send, or another UE was served), so a small
+/// window does not starve its own estimate. With no grant in the window, the most recent
+/// grant's rate; `None` if there has been no grant at all.
+pub fn offered_rate_bps(
+    view: &dyn LinkView,
+    dir: Direction,
+    now: SimTime,
+    window: SimTime,
+) -> Option<f64> {
     let from = now.saturating_sub(window);
-    let bits: u64 = view
-        .grants(dir)
-        .iter()
-        .filter(|g| g.time > from && g.time <= now)
-        .map(|g| g.tbs_bytes as u64 * 8)
-        .sum();
-    bits as f64 / window.secs_f64()
+    let rate = |g: &Grant| g.tbs_bytes as f64 * 8.0 / g.slot.secs_f64();
+    let (mut sum, mut n) = (0.0, 0u32);
+    let mut latest = None;
+    for g in view.grants(dir).iter().rev() {
+        if g.time > now || g.slot == SimTime::ZERO {
+            continue;
+        }
+        latest.get_or_insert_with(|| rate(g));
+        if g.time <= from {
+            break;
+        }
+        sum += rate(g);
+        n += 1;
+    }
+    if n > 0 {
+        Some(sum / n as f64)
+    } else {
+        latest
+    }
 }
 
 #[cfg(test)]
@@ -79,26 +95,58 @@ mod tests {
         }
     }
 
+    fn grant(time_us: u64, tbs_bytes: u32) -> Grant {
+        Grant {
+            time: SimTime::from_us(time_us),
+            tbs_bytes,
+            mcs: 10,
+            symbols: 22,
+            slot: SimTime::from_us(100),
+        }
+    }
+
     #[test]
-    fn granted_rate_counts_only_the_window() {
-        // Ten 100 µs slots each carrying 1250 B = 10 kbit → 100 kbit in 1 ms = 100 Mbit/s.
-        let slot = SimTime::from_us(100);
-        let g: Vec<Grant> = (1..=20)
-            .map(|i| Grant {
-                time: SimTime::from_us(100 * i),
-                tbs_bytes: 1250,
-                mcs: 10,
-                symbols: 22,
-                slot,
-            })
-            .collect();
+    fn offered_rate_averages_the_grants_in_the_window() {
+        // 12,500 B per 100 µs slot until 40 ms (1 Gbit/s), then 6,250 B (500 Mbit/s) every
+        // other slot from 40 to 50 ms. At 50 ms the 10 ms window sees only the latter: the
+        // skipped slots do not count, so 500 Mbit/s.
+        let mut g: Vec<Grant> = (1..=400).map(|i| grant(100 * i, 12_500)).collect();
+        g.extend((201..=250).map(|i| grant(200 * i, 6_250)));
         let v = Fixed(g);
-        let r = granted_rate_bps(
+        let r = offered_rate_bps(
             &v,
             Direction::Uplink,
-            SimTime::from_us(2000),
-            SimTime::from_ms(1),
-        );
-        assert!((r - 100e6).abs() < 1.0, "{r}");
+            SimTime::from_ms(50),
+            SimTime::from_ms(10),
+        )
+        .unwrap();
+        assert!((r - 500e6).abs() < 1.0, "{r}");
+        // A 20 ms window at 50 ms: 100 grants at 1 Gbit/s (30–40 ms) and 50 at 500 Mbit/s
+        // → (100·1e9 + 50·5e8)/150 = 833.33 Mbit/s.
+        let r = offered_rate_bps(
+            &v,
+            Direction::Uplink,
+            SimTime::from_ms(50),
+            SimTime::from_ms(20),
+        )
+        .unwrap();
+        assert!((r - 2.5e9 / 3.0).abs() < 1.0, "{r}");
+        // No grant in the window → the most recent grant's rate.
+        let r = offered_rate_bps(
+            &v,
+            Direction::Uplink,
+            SimTime::from_ms(70),
+            SimTime::from_ms(10),
+        )
+        .unwrap();
+        assert!((r - 500e6).abs() < 1.0, "{r}");
+        // No grant at all → no estimate.
+        assert!(offered_rate_bps(
+            &Fixed(vec![]),
+            Direction::Uplink,
+            SimTime::from_ms(70),
+            SimTime::from_ms(10)
+        )
+        .is_none());
     }
 }

@@ -693,7 +693,10 @@ impl Ran {
                         self.amc.ul_mcs(sinr)
                     };
                     let Some(mcs) = mcs else { continue };
-                    let need = self.units_for(mcs, bytes, pools[p]);
+                    let need = self
+                        .num
+                        .units_for_bytes(mcs, bytes.min(u32::MAX as u64) as u32)
+                        .min(pools[p]);
                     let per_unit = self.num.tbs_bytes(mcs, 1).max(1) as f64;
                     self.cands.push(Candidate {
                         need,
@@ -719,23 +722,6 @@ impl Ran {
             self.cand_key = keys;
             self.alloc_out = alloc;
         }
-    }
-
-    /// Smallest number of units whose block carries `bytes` at `mcs`, at most `max`.
-    fn units_for(&self, mcs: u8, bytes: u64, max: u16) -> u16 {
-        let (mut lo, mut hi) = (1u16, max.max(1));
-        if (self.num.tbs_bytes(mcs, hi) as u64) < bytes {
-            return hi;
-        }
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if (self.num.tbs_bytes(mcs, mid) as u64) >= bytes {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
-        lo
     }
 
     /// A first transmission of `units` at `mcs` for UE `u` in direction `d`; returns the

@@ -12,7 +12,7 @@
 //! Each uplink grant carries a transport block of TBS bytes for one slot; its rate is
 //! TBS·8 / slot duration (the paper: "the number of bytes that can be actually
 //! transmitted in each resource"). ê_datarate is the mean of that rate over the grants
-//! of the last `window` (default 10 ms), scaled by the share of a transport block that is
+//! of the last `window` (default 10 ms; [`offered_rate_bps`]), scaled by the share of a transport block that is
 //! TCP payload: MSS / (MSS + `header_bytes`), where `header_bytes` (default 60) counts
 //! TCP (20 + 12 timestamp option), IP (20), PDCP (3), RLC (3) and MAC (2) headers.
 //! Slots without a grant do not count: the estimate is what the link offers when it
@@ -41,7 +41,7 @@
 
 use super::{AckSample, CongestionControl, Window};
 use mmtsim_engine::SimTime;
-use mmtsim_net::linkview::{Direction, LinkView};
+use mmtsim_net::linkview::{offered_rate_bps, Direction, LinkView};
 
 /// X-TCP parameters (defaults: the paper's Table I and our documented choices).
 #[derive(Clone, Debug, PartialEq)]
@@ -100,31 +100,6 @@ impl Xtcp {
         }
     }
 
-    /// Mean per-grant rate of the uplink grants in `(now − window, now]`, bit/s; the rate of
-    /// the most recent grant if the window holds none; `None` without any grant.
-    pub fn mean_grant_rate_bps(view: &dyn LinkView, now: SimTime, window: SimTime) -> Option<f64> {
-        let from = now.saturating_sub(window);
-        let rate = |g: &mmtsim_net::linkview::Grant| g.tbs_bytes as f64 * 8.0 / g.slot.secs_f64();
-        let (mut sum, mut n) = (0.0, 0u32);
-        let mut latest = None;
-        for g in view.grants(Direction::Uplink).iter().rev() {
-            if g.time > now || g.slot == SimTime::ZERO {
-                continue;
-            }
-            latest.get_or_insert_with(|| rate(g));
-            if g.time <= from {
-                break;
-            }
-            sum += rate(g);
-            n += 1;
-        }
-        if n > 0 {
-            Some(sum / n as f64)
-        } else {
-            latest
-        }
-    }
-
     /// cwnd in segments for rate × rtt_min (× λ when `reduced`), at least 1.
     fn target(&self, mss: u32, reduced: bool) -> Option<u32> {
         let (rate, rtt) = (self.grant_rate_bps?, self.rtt_min?);
@@ -142,7 +117,7 @@ impl CongestionControl for Xtcp {
 
     fn link_view(&mut self, view: &dyn LinkView, now: SimTime) {
         self.has_view = true;
-        if let Some(r) = Self::mean_grant_rate_bps(view, now, self.p.window) {
+        if let Some(r) = offered_rate_bps(view, Direction::Uplink, now, self.p.window) {
             self.grant_rate_bps = Some(r);
         }
         self.sinr_db = view.sinr_db();
@@ -267,34 +242,6 @@ mod tests {
         c.on_ack(&ack(now, 20));
         c.on_ack(&ack(now, 30));
         assert_eq!(c.cwnd(), 1712);
-    }
-
-    #[test]
-    fn estimate_averages_only_the_grants_in_the_window() {
-        // Grants of 12,500 B until 40 ms and 6,250 B from 40 ms to 50 ms; the 10 ms window
-        // at 50 ms sees only the latter: 6,250·8/100 µs = 500 Mbit/s.
-        let mut v = view(12_500, 40_000, 20.0);
-        let slot = SimTime::from_us(100);
-        v.grants.extend((401..=500).map(|i| Grant {
-            time: SimTime::from_us(100 * i),
-            tbs_bytes: 6_250,
-            mcs: 20,
-            symbols: 22,
-            slot,
-        }));
-        let r = Xtcp::mean_grant_rate_bps(&v, SimTime::from_ms(50), SimTime::from_ms(10)).unwrap();
-        assert!((r - 500e6).abs() < 1.0, "{r}");
-        // No grant in the window → the most recent grant's rate (6,250 B per 100 µs).
-        let r = Xtcp::mean_grant_rate_bps(&v, SimTime::from_ms(70), SimTime::from_ms(10)).unwrap();
-        assert!((r - 500e6).abs() < 1.0, "{r}");
-        // No grant at all → no estimate.
-        let empty = View {
-            grants: vec![],
-            sinr_db: 0.0,
-        };
-        assert!(
-            Xtcp::mean_grant_rate_bps(&empty, SimTime::from_ms(70), SimTime::from_ms(10)).is_none()
-        );
     }
 
     #[test]
