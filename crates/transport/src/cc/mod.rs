@@ -98,6 +98,21 @@ impl Window {
         acked - used.min(acked)
     }
 
+    /// The opening Linux's `tcp_reno_cong_avoid` shares with the modules modelled on it:
+    /// nothing unless the window is the limit (`tcp_is_cwnd_limited`), then slow start.
+    /// Returns the ACKed packets left for congestion avoidance (possibly 0), or `None` if
+    /// the window must not grow.
+    pub fn reno_slow_start(&mut self, s: &AckSample) -> Option<u32> {
+        if !s.cwnd_limited {
+            return None;
+        }
+        Some(if self.in_slow_start() {
+            self.slow_start(s.acked)
+        } else {
+            s.acked
+        })
+    }
+
     /// Linux `tcp_cong_avoid_ai`: +1 segment per `w` ACKed packets, keeping the remainder.
     pub fn cong_avoid_ai(&mut self, w: u32, acked: u32) {
         let w = w.max(1);

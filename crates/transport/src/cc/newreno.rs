@@ -27,16 +27,9 @@ impl CongestionControl for NewReno {
     }
 
     fn cong_avoid(&mut self, w: &mut Window, s: &AckSample) {
-        if !s.cwnd_limited {
+        let Some(acked) = w.reno_slow_start(s).filter(|&a| a > 0) else {
             return;
-        }
-        let mut acked = s.acked;
-        if w.in_slow_start() {
-            acked = w.slow_start(acked);
-            if acked == 0 {
-                return;
-            }
-        }
+        };
         let cwnd = w.cwnd;
         w.cong_avoid_ai(cwnd, acked);
     }

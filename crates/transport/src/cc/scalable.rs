@@ -73,16 +73,9 @@ impl CongestionControl for Scalable {
     }
 
     fn cong_avoid(&mut self, w: &mut Window, s: &AckSample) {
-        if !s.cwnd_limited {
+        let Some(acked) = w.reno_slow_start(s).filter(|&a| a > 0) else {
             return;
-        }
-        let mut acked = s.acked;
-        if w.in_slow_start() {
-            acked = w.slow_start(acked);
-            if acked == 0 {
-                return;
-            }
-        }
+        };
         let ai = w.cwnd.min(self.p.ai_cnt);
         w.cong_avoid_ai(ai, acked);
     }

@@ -175,13 +175,9 @@ impl CongestionControl for Yeah {
     }
 
     fn cong_avoid(&mut self, w: &mut Window, s: &AckSample) {
-        if !s.cwnd_limited {
+        let Some(acked) = w.reno_slow_start(s) else {
             return;
-        }
-        let mut acked = s.acked;
-        if w.in_slow_start() {
-            acked = w.slow_start(acked);
-        }
+        };
         if acked > 0 {
             let cnt = if self.fast_mode() {
                 w.cwnd.min(self.p.stcp_ai_cnt)
