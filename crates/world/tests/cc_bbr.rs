@@ -21,7 +21,6 @@ use common::*;
 
 const MSS: f64 = 1400.0;
 const WIRE: f64 = 1452.0;
-const PAYLOAD_CAPACITY_MBPS: f64 = 100.0 * MSS / WIRE;
 /// Bottleneck rate, segments per second.
 const C_SEG: f64 = 100e6 / (WIRE * 8.0);
 /// Propagation RTT plus the serialisation of one segment and of its ACK, seconds.
@@ -43,21 +42,6 @@ fn run_path(buffer: &str, duration: &str, metrics: &str, flows: &str) -> mmtsim_
 }
 
 const ONE_FLOW: &str = "[[flows]]\nfrom = \"server\"\nto = \"client\"\ncc = \"bbr\"\n";
-
-/// Mean of a flow's goodput bins from `from_s` on.
-fn mean_goodput(out: &mmtsim_world::RunOutput, flow_id: u32, from_s: f64) -> f64 {
-    let f = u32s(out, "goodput", "flow");
-    let t = f64s(out, "goodput", "t_s");
-    let v = f64s(out, "goodput", "goodput_mbps");
-    let sel: Vec<f64> = f
-        .iter()
-        .zip(t)
-        .zip(v)
-        .filter(|((f, t), _)| **f == flow_id && **t >= from_s)
-        .map(|(_, v)| *v)
-        .collect();
-    sel.iter().sum::<f64>() / sel.len() as f64
-}
 
 /// (time s, bytes) of the forward (server → client) bottleneck queue.
 fn forward_queue(out: &mmtsim_world::RunOutput) -> Vec<(f64, u64)> {
@@ -95,7 +79,7 @@ fn probe_bw_queue_bound_bytes() -> f64 {
 #[test]
 fn bbr_fills_a_1_bdp_buffered_link_with_a_small_standing_queue() {
     let out = run_path("250kB", "30s", "sample_interval = \"1ms\"", ONE_FLOW);
-    let g = mean_goodput(&out, 0, 2.0);
+    let g = mean_goodput(&out, 0, 2.0, f64::INFINITY);
     let q: Vec<(f64, u64)> = forward_queue(&out)
         .into_iter()
         .filter(|(t, _)| *t >= 2.0)
@@ -124,7 +108,7 @@ fn bbr_keeps_the_same_queue_when_the_buffer_could_hold_4_bdp() {
     // bound holds, and STARTUP's cwnd of 2.89·BDP + quantum (≈ 1.9 BDP of queue) fits, so
     // no segment is lost at all.
     let out = run_path("1MB", "12s", "sample_interval = \"1ms\"", ONE_FLOW);
-    let g = mean_goodput(&out, 0, 2.0);
+    let g = mean_goodput(&out, 0, 2.0, f64::INFINITY);
     let q_max = forward_queue(&out)
         .into_iter()
         .filter(|(t, _)| *t >= 1.0)
@@ -288,14 +272,10 @@ fn two_flows(buffer: &str) -> (f64, f64, serde_json::Value) {
     let flows = format!("{ONE_FLOW}{ONE_FLOW}start = \"1s\"\n");
     let out = run_path(buffer, "60s", "cwnd = \"off\"", &flows);
     (
-        mean_goodput(&out, 0, 30.0),
-        mean_goodput(&out, 1, 30.0),
+        mean_goodput(&out, 0, 30.0, f64::INFINITY),
+        mean_goodput(&out, 1, 30.0, f64::INFINITY),
         out.summary["flows"].clone(),
     )
-}
-
-fn jain(a: f64, b: f64) -> f64 {
-    (a + b).powi(2) / (2.0 * (a * a + b * b))
 }
 
 #[test]
@@ -304,7 +284,7 @@ fn two_flows_share_fairly_when_the_buffer_holds_their_probes() {
     // 5/4 probes): one BDP in the pipe, one in the queue. A 2-BDP buffer (500 kB) holds
     // that without loss, and each flow's gain cycling converges to its share.
     let (a, b, f) = two_flows("500kB");
-    let j = jain(a, b);
+    let j = jain(&[a, b]);
     eprintln!(
         "bbr two flows, 2-BDP buffer: {a:.2} + {b:.2} Mbit/s, Jain {j:.3}, retransmits {} {}",
         f[0]["retransmits"], f[1]["retransmits"]
@@ -326,7 +306,7 @@ fn two_flows_in_a_1_bdp_buffer_keep_the_link_busy_despite_heavy_loss() {
     // starved, and the loss is BBR's steady state rather than a one-off (≥ 1 % of the
     // segments are retransmitted).
     let (a, b, f) = two_flows("250kB");
-    let j = jain(a, b);
+    let j = jain(&[a, b]);
     let sent = f[0]["segments_sent"].as_f64().unwrap() + f[1]["segments_sent"].as_f64().unwrap();
     let retx = f[0]["retransmits"].as_f64().unwrap() + f[1]["retransmits"].as_f64().unwrap();
     eprintln!(

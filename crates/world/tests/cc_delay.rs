@@ -52,8 +52,6 @@ mod common;
 use common::*;
 use mmtsim_world::RunOutput;
 
-/// Most goodput a flow can have: 100 Mbit/s × 1400/1452.
-const PAYLOAD_CAPACITY_MBPS: f64 = 100.0 * 1400.0 / 1452.0;
 /// Bytes one full segment occupies in the queue (1400 + 52 header bytes).
 const SEG_WIRE_BYTES: f64 = 1452.0;
 /// Payload bytes per segment (the scenario default MSS).
@@ -79,19 +77,6 @@ fn run(cc: &str, flows: usize, duration_s: u32) -> RunOutput {
     run_toml(&s)
 }
 
-/// Mean goodput of `flow` over the bins starting at or after `from_s`, Mbit/s.
-fn goodput(out: &RunOutput, flow: u32, from_s: f64) -> f64 {
-    let fl = u32s(out, "goodput", "flow");
-    let t = f64s(out, "goodput", "t_s");
-    let v = f64s(out, "goodput", "goodput_mbps");
-    let sel: Vec<f64> = (0..t.len())
-        .filter(|&i| fl[i] == flow && t[i] >= from_s)
-        .map(|i| v[i])
-        .collect();
-    assert!(!sel.is_empty());
-    sel.iter().sum::<f64>() / sel.len() as f64
-}
-
 /// Forward bottleneck queue samples from `from_s` on: (time s, segments, cumulative drops).
 fn queue(out: &RunOutput, from_s: f64) -> Vec<(f64, f64, u64)> {
     let link = u32s(out, "queue", "link");
@@ -109,16 +94,10 @@ fn mean(v: impl Iterator<Item = f64>) -> f64 {
     s / n as f64
 }
 
-fn jain(x: &[f64]) -> f64 {
-    let s: f64 = x.iter().sum();
-    let s2: f64 = x.iter().map(|v| v * v).sum();
-    s * s / (x.len() as f64 * s2)
-}
-
 /// One flow: goodput after convergence ≥ 90 % of the payload capacity. Returns the run.
 fn fills_the_link(cc: &str) -> RunOutput {
     let out = run(cc, 1, 30);
-    let g = goodput(&out, 0, CONVERGED_S);
+    let g = mean_goodput(&out, 0, CONVERGED_S, f64::INFINITY);
     let q = queue(&out, CONVERGED_S);
     let qmean = mean(q.iter().map(|s| s.1));
     let qmax = q.iter().map(|s| s.1).fold(0.0, f64::max);
@@ -139,7 +118,10 @@ fn fills_the_link(cc: &str) -> RunOutput {
 /// stays ≥ 90 % used.
 fn two_flows(cc: &str) -> (RunOutput, [f64; 2], f64) {
     let out = run(cc, 2, 60);
-    let g = [goodput(&out, 0, 30.0), goodput(&out, 1, 30.0)];
+    let g = [
+        mean_goodput(&out, 0, 30.0, f64::INFINITY),
+        mean_goodput(&out, 1, 30.0, f64::INFINITY),
+    ];
     let j = jain(&g);
     eprintln!(
         "{cc} ×2: goodput {:.2} + {:.2} Mbit/s ({:.1} % of capacity), Jain {j:.3}",

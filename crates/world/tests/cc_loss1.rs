@@ -29,25 +29,6 @@ mod common;
 
 use common::*;
 
-/// 100 Mbit/s × 1400/1452.
-const PAYLOAD_CAPACITY_MBPS: f64 = 100.0 * 1400.0 / 1452.0;
-
-/// Mean goodput of `flow` over bins starting in [from_s, to_s).
-fn mean_goodput(out: &mmtsim_world::RunOutput, flow: u32, from_s: f64, to_s: f64) -> f64 {
-    let f = u32s(out, "goodput", "flow");
-    let t = f64s(out, "goodput", "t_s");
-    let v = f64s(out, "goodput", "goodput_mbps");
-    let sel: Vec<f64> = f
-        .iter()
-        .zip(t)
-        .zip(v)
-        .filter(|((fl, t), _)| **fl == flow && **t >= from_s && **t < to_s)
-        .map(|(_, v)| *v)
-        .collect();
-    assert!(!sel.is_empty(), "no goodput bins for flow {flow}");
-    sel.iter().sum::<f64>() / sel.len() as f64
-}
-
 /// Mean bottleneck occupancy (bytes) sampled in [from_s, to_s).
 fn mean_queue_bytes(out: &mmtsim_world::RunOutput, from_s: f64, to_s: f64) -> f64 {
     let t = u64s(out, "queue", "t_ns");
@@ -64,13 +45,6 @@ fn mean_queue_bytes(out: &mmtsim_world::RunOutput, from_s: f64, to_s: f64) -> f6
         .map(|((_, b), _)| *b as f64)
         .collect();
     sel.iter().sum::<f64>() / sel.len().max(1) as f64
-}
-
-/// Jain's fairness index (Σx)²/(n·Σx²).
-fn jain(x: &[f64]) -> f64 {
-    let s: f64 = x.iter().sum();
-    let s2: f64 = x.iter().map(|v| v * v).sum();
-    s * s / (x.len() as f64 * s2)
 }
 
 /// One flow for 30 s, every change of cwnd/ssthresh recorded.

@@ -48,28 +48,6 @@ fn flows_toml(cc: &str, n: usize, stagger_s: u64) -> String {
         .collect()
 }
 
-/// Mean goodput of `flow` over bins starting at or after `from_s`.
-fn mean_goodput(out: &mmtsim_world::RunOutput, flow: u32, from_s: f64) -> f64 {
-    let f = u32s(out, "goodput", "flow");
-    let t = f64s(out, "goodput", "t_s");
-    let v = f64s(out, "goodput", "goodput_mbps");
-    let sel: Vec<f64> = f
-        .iter()
-        .zip(t)
-        .zip(v)
-        .filter(|((fl, t), _)| **fl == flow && **t >= from_s)
-        .map(|(_, v)| *v)
-        .collect();
-    assert!(!sel.is_empty(), "no goodput bins for flow {flow}");
-    sel.iter().sum::<f64>() / sel.len() as f64
-}
-
-fn jain(x: &[f64]) -> f64 {
-    let s: f64 = x.iter().sum();
-    let s2: f64 = x.iter().map(|v| v * v).sum();
-    s * s / (x.len() as f64 * s2)
-}
-
 /// One flow for 30 s; goodput from 5 s on must be ≥ 90 % of the payload ceiling.
 fn single_flow(cc: &str) {
     let s = dumbbell(
@@ -80,7 +58,7 @@ fn single_flow(cc: &str) {
         &flows_toml(cc, 1, 0),
     );
     let out = run_toml(&s);
-    let g = mean_goodput(&out, 0, 5.0);
+    let g = mean_goodput(&out, 0, 5.0, f64::INFINITY);
     let link = &out.summary["links"][0];
     let drops = link["tail_drops"].as_u64().unwrap();
     let q_mean_kb = link["queue_mean_bytes"].as_f64().unwrap() / 1e3;
@@ -107,7 +85,10 @@ fn two_flows(cc: &str) {
         &flows_toml(cc, 2, 1),
     );
     let out = run_toml(&s);
-    let g = [mean_goodput(&out, 0, 30.0), mean_goodput(&out, 1, 30.0)];
+    let g = [
+        mean_goodput(&out, 0, 30.0, f64::INFINITY),
+        mean_goodput(&out, 1, 30.0, f64::INFINITY),
+    ];
     let j = jain(&g);
     eprintln!(
         "{cc} ×2: goodputs over 30–60 s {:.2} and {:.2} Mbit/s (sum {:.2} = {:.1} % of the \
@@ -168,15 +149,6 @@ fn htcp_backs_off_by_the_rtt_ratio() {
     );
     assert!((0.77..=0.80).contains(&small), "¼ BDP: {small}");
     assert!((0.48..=0.54).contains(&large), "1 BDP: {large}");
-}
-
-#[test]
-fn jain_index_of_known_vectors() {
-    // Equal shares → 1; one flow starved → 1/n.
-    assert!((jain(&[3.0, 3.0]) - 1.0).abs() < 1e-12);
-    assert!((jain(&[1.0, 0.0]) - 0.5).abs() < 1e-12);
-    // (1 + 3)² / (2 · (1 + 9)) = 16/20 = 0.8.
-    assert!((jain(&[1.0, 3.0]) - 0.8).abs() < 1e-12);
 }
 
 #[test]

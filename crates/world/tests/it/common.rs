@@ -130,3 +130,91 @@ pub fn u32s<'a>(out: &'a RunOutput, table: &str, name: &str) -> &'a [u32] {
         other => panic!("{table}.{name} is not u32: {other:?}"),
     }
 }
+
+/// Payload ceiling of the 100 Mbit/s dumbbells: each 1400-byte segment costs 1400 + 52
+/// bytes on the wire (20 IP + 20 TCP + 12 timestamp option): 100 × 1400/1452 Mbit/s.
+pub const PAYLOAD_CAPACITY_MBPS: f64 = 100.0 * 1400.0 / 1452.0;
+
+/// Mean goodput (Mbit/s) of `flow` over the bins starting in [from_s, to_s).
+pub fn mean_goodput(out: &RunOutput, flow: u32, from_s: f64, to_s: f64) -> f64 {
+    let f = u32s(out, "goodput", "flow");
+    let t = f64s(out, "goodput", "t_s");
+    let v = f64s(out, "goodput", "goodput_mbps");
+    let sel: Vec<f64> = (0..t.len())
+        .filter(|&i| f[i] == flow && t[i] >= from_s && t[i] < to_s)
+        .map(|i| v[i])
+        .collect();
+    assert!(!sel.is_empty(), "no goodput bins for flow {flow}");
+    sel.iter().sum::<f64>() / sel.len() as f64
+}
+
+/// Jain's fairness index (Σx)²/(n·Σx²).
+pub fn jain(x: &[f64]) -> f64 {
+    let s: f64 = x.iter().sum();
+    let s2: f64 = x.iter().map(|v| v * v).sum();
+    s * s / (x.len() as f64 * s2)
+}
+
+/// Any numeric column of a result table, as f64.
+pub fn column_f64(out: &RunOutput, table: &str, name: &str) -> Vec<f64> {
+    match column(out, table, name) {
+        ColumnData::F64(v) => v.clone(),
+        ColumnData::U64(v) => v.iter().map(|&x| x as f64).collect(),
+        ColumnData::U32(v) => v.iter().map(|&x| x as f64).collect(),
+    }
+}
+
+/// Mean of column `name` of `table` over the rows with `t_ns` at or after `from_s`.
+pub fn mean_since(out: &RunOutput, table: &str, name: &str, from_s: f64) -> f64 {
+    let t = u64s(out, table, "t_ns");
+    let v = column_f64(out, table, name);
+    let sel: Vec<f64> = (0..t.len())
+        .filter(|&i| t[i] as f64 * 1e-9 >= from_s)
+        .map(|i| v[i])
+        .collect();
+    assert!(!sel.is_empty(), "no {table} rows after {from_s} s");
+    sel.iter().sum::<f64>() / sel.len() as f64
+}
+
+/// A one-cell RAN scenario (2017 preset, gNB at (0, 0, 10 m), core 1 ms, server 10 ms
+/// behind it, fading off, radio state sampled every 1 ms): `ran_extra` goes into `[ran]`, `rest` after it (UEs, buildings,
+/// flows).
+pub fn one_cell(duration: &str, ran_extra: &str, rest: &str) -> String {
+    format!(
+        r#"
+[simulation]
+duration = "{duration}"
+seed = 1
+
+[metrics]
+sample_interval = "1ms"
+
+[[nodes]]
+name = "core"
+[[nodes]]
+name = "server"
+
+[[links]]
+between = ["gnb", "core"]
+delay = "1ms"
+rate = "100Gbps"
+
+[[links]]
+between = ["core", "server"]
+delay = "10ms"
+rate = "100Gbps"
+
+[ran]
+preset = "mmwave-2017"
+{ran_extra}
+
+[ran.channel]
+fading = false
+
+[[ran.gnbs]]
+name = "gnb"
+position_m = [0, 0, 10]
+{rest}
+"#
+    )
+}

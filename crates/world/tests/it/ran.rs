@@ -8,75 +8,6 @@
 
 use super::common::*;
 
-/// A one-cell scenario: `ran_extra` goes into `[ran]`, `rest` after it (UEs, buildings,
-/// flows).
-fn cell(duration: &str, ran_extra: &str, rest: &str) -> String {
-    format!(
-        r#"
-[simulation]
-duration = "{duration}"
-seed = 1
-
-[metrics]
-sample_interval = "1ms"
-
-[[nodes]]
-name = "core"
-[[nodes]]
-name = "server"
-
-[[links]]
-between = ["gnb", "core"]
-delay = "1ms"
-rate = "100Gbps"
-
-[[links]]
-between = ["core", "server"]
-delay = "10ms"
-rate = "100Gbps"
-
-[ran]
-preset = "mmwave-2017"
-{ran_extra}
-
-[ran.channel]
-fading = false
-
-[[ran.gnbs]]
-name = "gnb"
-position_m = [0, 0, 10]
-{rest}
-"#
-    )
-}
-
-/// Time-weighted mean of a `ran` column for UE 0 over samples with t ≥ `from_s`.
-fn ran_mean(out: &mmtsim_world::RunOutput, col: &str, from_s: f64) -> f64 {
-    let t = u64s(out, "ran", "t_ns");
-    let v: Vec<f64> = match out
-        .tables
-        .iter()
-        .find(|t| t.name == "ran")
-        .unwrap()
-        .columns
-        .iter()
-        .find(|c| c.name == col)
-        .unwrap()
-        .data
-    {
-        mmtsim_world::ColumnData::U64(ref v) => v.iter().map(|&x| x as f64).collect(),
-        mmtsim_world::ColumnData::U32(ref v) => v.iter().map(|&x| x as f64).collect(),
-        mmtsim_world::ColumnData::F64(ref v) => v.clone(),
-    };
-    let sel: Vec<f64> = t
-        .iter()
-        .zip(&v)
-        .filter(|(t, _)| **t as f64 * 1e-9 >= from_s)
-        .map(|(_, v)| *v)
-        .collect();
-    sel.iter().sum::<f64>() / sel.len() as f64
-}
-
 /// Transport block of the 2017 frame at `mcs` over all 22 data symbols, bytes (phy-ran.md
 /// §6.4(a), "TB bytes (22 sym)" column).
 fn tb_22_bytes(mcs: u8) -> f64 {
@@ -102,7 +33,7 @@ fn tb_22_bytes(mcs: u8) -> f64 {
 /// less a few status reports in the uplink part of the frame.
 #[test]
 fn peak_rate_at_very_high_sinr() {
-    let s = cell(
+    let s = one_cell(
         "2s",
         "",
         r#"
@@ -182,7 +113,7 @@ fn throughput_follows_the_mcs_thresholds_over_distance() {
             .map(|s| s.1)
             .unwrap();
         assert_eq!(mcs, mcs_expected, "hand table at {x} m (SNR {snr:.2} dB)");
-        let s = cell(
+        let s = one_cell(
             "1s",
             "",
             &format!(
@@ -228,7 +159,7 @@ app = {{ kind = "cbr", rate = "4Gbps" }}
 /// buffer drop (the flow stops early so the buffers drain before the end).
 #[test]
 fn a_full_rlc_buffer_drops_and_counts() {
-    let s = cell(
+    let s = one_cell(
         "1s",
         "[ran.rlc]\nbuffer = \"200kB\"",
         r#"
@@ -269,7 +200,7 @@ app = { kind = "cbr", rate = "5Gbps" }
 /// (at y = 20 the condition |x| < 7.5 is weaker). NLOS for x ∈ (−15, 15): t ∈ (5 s, 11 s).
 #[test]
 fn los_changes_at_the_geometric_instants() {
-    let s = cell(
+    let s = one_cell(
         "16s",
         "",
         r#"
@@ -322,7 +253,7 @@ fn tcp_bloats_the_rlc_buffer_while_udp_at_80_percent_does_not() {
 name = "ue"
 position_m = [10, 0, 1.5]
 "#;
-    let tcp = cell(
+    let tcp = one_cell(
         "6s",
         "[ran.rlc]\nbuffer = \"10MB\"",
         &format!("{ue}\n[[flows]]\nfrom = \"ue\"\nto = \"server\"\ncc = \"cubic\"\n"),
@@ -333,7 +264,7 @@ position_m = [10, 0, 1.5]
         f["rtt_mean_ms"].as_f64().unwrap(),
         f["rtt_min_ms"].as_f64().unwrap(),
     );
-    let rlc = ran_mean(&out, "rlc_ul_bytes", 1.0);
+    let rlc = mean_since(&out, "ran", "rlc_ul_bytes", 1.0);
     eprintln!(
         "10f: CUBIC RTT mean {mean:.2} ms, min {min:.2} ms; mean UE RLC buffer {:.0} kB",
         rlc / 1e3
@@ -342,7 +273,7 @@ position_m = [10, 0, 1.5]
     assert!(rlc > 2e6, "RLC buffer mean {rlc} B");
 
     // 80 % of the 3.135 Gbit/s TB rate, in 1500-byte packets: 2.5 Gbit/s.
-    let udp = cell(
+    let udp = one_cell(
         "3s",
         "[ran.rlc]\nbuffer = \"10MB\"",
         &format!("{ue}\n[[flows]]\nprotocol = \"udp\"\nfrom = \"ue\"\nto = \"server\"\napp = {{ kind = \"cbr\", rate = \"2.5Gbps\" }}\n"),
@@ -353,7 +284,7 @@ position_m = [10, 0, 1.5]
         f["owd_mean_ms"].as_f64().unwrap(),
         f["owd_min_ms"].as_f64().unwrap(),
     );
-    let rlc = ran_mean(&out, "rlc_ul_bytes", 0.5);
+    let rlc = mean_since(&out, "ran", "rlc_ul_bytes", 0.5);
     eprintln!(
         "10f: UDP 80 %: OWD mean {owd:.3} ms, min {owd_min:.3} ms; mean UE RLC buffer {:.1} kB",
         rlc / 1e3
@@ -391,14 +322,14 @@ app = {{ kind = "cbr", rate = "{rate_dl}" }}
     };
     // 1 + 1 Gbit/s fit: each flow gets its offered payload rate (1 Gbit/s of 1500-byte
     // packets carries 1472/1500 of it as payload).
-    let out = run_toml(&cell("2s", "", &flows("1Gbps", "1Gbps")));
+    let out = run_toml(&one_cell("2s", "", &flows("1Gbps", "1Gbps")));
     for i in 0..2 {
         let g = flow(&out, i)["goodput_mbps"].as_f64().unwrap();
         eprintln!("10g: {} {g:.1} Mbit/s", flow(&out, i)["name"]);
         assert!((g - 1000.0 * 1472.0 / 1500.0).abs() < 15.0, "flow {i}: {g}");
     }
     // Both saturating: the two directions split the frame and together use all of it.
-    let out = run_toml(&cell("2s", "", &flows("4Gbps", "4Gbps")));
+    let out = run_toml(&one_cell("2s", "", &flows("4Gbps", "4Gbps")));
     let c = &out.summary["cells"][0]["throughput_mbps"];
     let (dl, ul) = (c["dl"].as_f64().unwrap(), c["ul"].as_f64().unwrap());
     let peak = 39_187.0 * 8.0 / 100e-6 / 1e6;

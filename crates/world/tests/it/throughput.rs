@@ -33,8 +33,6 @@ fn goodput_after(cc: &str, from_s: f64) -> (f64, f64) {
     (mean, util)
 }
 
-const PAYLOAD_CAPACITY_MBPS: f64 = 100.0 * 1400.0 / 1452.0;
-
 #[test]
 fn newreno_fills_a_1_bdp_buffered_link() {
     let (g, util) = goodput_after("newreno", 5.0);

@@ -5,34 +5,11 @@
 use super::common::*;
 
 fn scenario(sinr_db: f64, cc: &str) -> (String, Vec<(&'static str, String)>) {
-    let toml = format!(
-        r#"
-[simulation]
-duration = "4s"
-
-[[nodes]]
-name = "core"
-[[nodes]]
-name = "server"
-
-[[links]]
-between = ["gnb", "core"]
-delay = "1ms"
-rate = "100Gbps"
-
-[[links]]
-between = ["core", "server"]
-delay = "10ms"
-rate = "100Gbps"
-
-[ran]
-preset = "mmwave-2017"
-rlc = {{ buffer = "10MB" }}
-
-[[ran.gnbs]]
-name = "gnb"
-position_m = [0, 0, 10]
-
+    let toml = one_cell(
+        "4s",
+        "rlc = { buffer = \"10MB\" }",
+        &format!(
+            r#"
 [[ran.ues]]
 name = "ue"
 position_m = [10, 0, 1.5]
@@ -44,21 +21,12 @@ to = "server"
 cc = {cc}
 tcp = {{ mss = "1400B", initial_cwnd = 1 }}
 "#
+        ),
     );
     (
         toml,
         vec![("sinr.csv", format!("time_s,sinr_db\n0,{sinr_db}\n"))],
     )
-}
-
-fn mean_after(t: &[u64], v: &[u64], from_s: f64) -> f64 {
-    let sel: Vec<f64> = t
-        .iter()
-        .zip(v)
-        .filter(|(t, _)| **t as f64 * 1e-9 >= from_s)
-        .map(|(_, v)| *v as f64)
-        .collect();
-    sel.iter().sum::<f64>() / sel.len() as f64
 }
 
 /// At 30 dB the window is the measured rate × rtt_min: cwnd within 10 % of goodput ×
@@ -76,17 +44,9 @@ fn cwnd_tracks_rate_times_rtt_min_and_the_rlc_buffer_stays_empty() {
     let f = flow(&out, 0);
     let good_bps = f["goodput_mbps"].as_f64().unwrap() * 1e6;
     let rtt_min_s = f["rtt_min_ms"].as_f64().unwrap() * 1e-3;
-    let cwnd = mean_after(
-        u64s(&out, "cwnd", "t_ns"),
-        u64s(&out, "cwnd", "cwnd_bytes"),
-        1.0,
-    );
+    let cwnd = mean_since(&out, "cwnd", "cwnd_bytes", 1.0);
     let bdp = good_bps * rtt_min_s / 8.0;
-    let rlc = mean_after(
-        u64s(&out, "ran", "t_ns"),
-        u64s(&out, "ran", "rlc_ul_bytes"),
-        1.0,
-    );
+    let rlc = mean_since(&out, "ran", "rlc_ul_bytes", 1.0);
     let rtt_mean = f["rtt_mean_ms"].as_f64().unwrap();
     eprintln!(
         "6d: goodput {:.1} Mbit/s, rtt_min {:.2} ms, mean RTT {rtt_mean:.2} ms, cwnd {:.0} kB vs rate×rtt_min {:.0} kB, RLC {:.1} kB",
@@ -113,11 +73,7 @@ fn below_0_db_the_lambda_branch_scales_the_window() {
         let (toml, files) = scenario(-1.0, cc);
         let files: Vec<(&str, &str)> = files.iter().map(|(a, b)| (*a, b.as_str())).collect();
         let out = run_with_files(&toml, &files, None);
-        let cwnd = mean_after(
-            u64s(&out, "cwnd", "t_ns"),
-            u64s(&out, "cwnd", "cwnd_bytes"),
-            1.0,
-        );
+        let cwnd = mean_since(&out, "cwnd", "cwnd_bytes", 1.0);
         let good = flow(&out, 0)["goodput_mbps"].as_f64().unwrap();
         eprintln!(
             "6d: SINR −1 dB, {cc}: cwnd {:.0} kB, goodput {good:.1} Mbit/s",
