@@ -519,8 +519,9 @@ impl Ran {
         while ue.bsr_hist.len() > 1 && ue.bsr_hist[1].0 <= horizon {
             ue.bsr_hist.pop_front();
         }
-        let g_horizon = now.saturating_sub(self.bsr_delay);
-        while ue.ul_granted.front().is_some_and(|&(t, _)| t <= g_horizon) {
+        // Grants older than every snapshot can no longer be discounted from any report.
+        let oldest = ue.bsr_hist.front().map_or(now, |e| e.0);
+        while ue.ul_granted.front().is_some_and(|&(t, _)| t < oldest) {
             ue.ul_granted.pop_front();
         }
     }
@@ -611,18 +612,22 @@ impl Ran {
             let b = ue.rlc[0].buffer_status(now);
             b.new_bytes + b.retx_bytes + b.status_bytes
         } else {
-            let at = now.saturating_sub(self.bsr_delay);
-            let mut reported = 0;
-            for &(t, b) in &ue.bsr_hist {
-                if t > at {
-                    break;
-                }
-                reported = b;
-            }
+            // The report the gNB has: the newest snapshot at least `bsr_delay` old. Its
+            // slot's snapshot was taken before that slot's grant, so every grant from the
+            // snapshot's slot on is already on its way and is discounted.
             if now < self.bsr_delay {
-                reported = 0;
+                return 0;
             }
-            let granted: u64 = ue.ul_granted.iter().map(|g| g.1).sum();
+            let at = now.saturating_sub(self.bsr_delay);
+            let Some(&(t_report, reported)) = ue.bsr_hist.iter().rev().find(|e| e.0 <= at) else {
+                return 0;
+            };
+            let granted: u64 = ue
+                .ul_granted
+                .iter()
+                .filter(|g| g.0 >= t_report)
+                .map(|g| g.1)
+                .sum();
             reported.saturating_sub(granted)
         }
     }
