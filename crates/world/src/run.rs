@@ -867,32 +867,34 @@ impl Sim {
             return (json!([]), json!([]));
         };
         let secs = self.end.secs_f64();
-        let mean = |v: &[f64], ue: u32, col: &[u32]| {
-            let (mut s, mut n) = (0.0, 0u64);
-            for (x, u) in v.iter().zip(col) {
-                if *u == ue && x.is_finite() {
-                    s += x;
-                    n += 1;
-                }
+        // One pass over the series: per UE, [Σ finite DL SINR, their count, Σ LOS,
+        // Σ RLC DL bytes, Σ RLC UL bytes, samples].
+        let mut acc = vec![[0.0f64; 6]; ran.ues()];
+        let r = &self.rs;
+        for i in 0..r.ue.len() {
+            let a = &mut acc[r.ue[i] as usize];
+            if r.sinr_dl_db[i].is_finite() {
+                a[0] += r.sinr_dl_db[i];
+                a[1] += 1.0;
             }
-            (n > 0).then(|| s / n as f64)
-        };
+            a[2] += r.los[i] as f64;
+            a[3] += r.rlc_dl_bytes[i] as f64;
+            a[4] += r.rlc_ul_bytes[i] as f64;
+            a[5] += 1.0;
+        }
+        let ratio = |s: f64, n: f64| (n > 0.0).then(|| s / n);
         let ues: Vec<_> = (0..ran.ues())
             .map(|u| {
                 let st = ran.ue_stats(u);
                 let [g, e] = ran.rlc_stats(u);
-                let id = u as u32;
-                let rlc_mean = |col: &[u64]| {
-                    let v: Vec<f64> = col.iter().map(|&b| b as f64).collect();
-                    mean(&v, id, &self.rs.ue)
-                };
+                let a = acc[u];
                 json!({
                     "id": u,
                     "name": self.ue_names[u],
-                    "sinr_dl_mean_db": mean(&self.rs.sinr_dl_db, id, &self.rs.ue),
-                    "los_fraction": mean(&self.rs.los.iter().map(|&l| l as f64).collect::<Vec<_>>(), id, &self.rs.ue),
-                    "rlc_dl_mean_bytes": rlc_mean(&self.rs.rlc_dl_bytes),
-                    "rlc_ul_mean_bytes": rlc_mean(&self.rs.rlc_ul_bytes),
+                    "sinr_dl_mean_db": ratio(a[0], a[1]),
+                    "los_fraction": ratio(a[2], a[5]),
+                    "rlc_dl_mean_bytes": ratio(a[3], a[5]),
+                    "rlc_ul_mean_bytes": ratio(a[4], a[5]),
                     "transport_blocks": {"dl": st.tbs[0], "ul": st.tbs[1]},
                     "tb_errors": {"dl": st.tb_errors[0], "ul": st.tb_errors[1]},
                     "harq_retransmissions": {"dl": st.harq_retx[0], "ul": st.harq_retx[1]},
