@@ -18,10 +18,27 @@ pub struct Grant {
     pub tbs_bytes: u32,
     /// Modulation and coding scheme index.
     pub mcs: u8,
-    /// OFDM symbols allocated.
+    /// OFDM symbols the transport block occupies.
     pub symbols: u16,
     /// Duration of the slot (subframe) the symbols belong to.
     pub slot: SimTime,
+    /// Share of the slot's data resources (data symbols × bandwidth) the grant holds, in
+    /// (0, 1]: allocated symbols / data symbols for a TDMA frame, allocated resource blocks /
+    /// all resource blocks for OFDMA.
+    pub share: f64,
+}
+
+impl Grant {
+    /// The rate this grant's modulation and coding would give the UE over all of the
+    /// slot's data resources: TBS·8 / (slot · share), bit/s. Zero for an empty grant.
+    pub fn resource_rate_bps(&self) -> f64 {
+        let t = self.slot.secs_f64() * self.share;
+        if t > 0.0 {
+            self.tbs_bytes as f64 * 8.0 / t
+        } else {
+            0.0
+        }
+    }
 }
 
 /// Direction of a radio transmission.
@@ -45,11 +62,13 @@ pub trait LinkView {
     fn rlc_buffer_bytes(&self, dir: Direction) -> u64;
 }
 
-/// The rate the link offers the UE in `dir` while serving it: the mean over the grants in
-/// `(now − window, now]` of each grant's TBS·8 / slot duration, bit/s. Slots without a
-/// grant do not count (the UE had nothing to send, or another UE was served), so a small
-/// window does not starve its own estimate. With no grant in the window, the most recent
-/// grant's rate; `None` if there has been no grant at all.
+/// The rate the link offers the UE in `dir`: the mean over the grants in
+/// `(now − window, now]` of each grant's [`Grant::resource_rate_bps`] — its transport block
+/// over the time of the resources it occupies, scaled to the slot's whole data region —
+/// bit/s. A grant sized to a small buffer therefore gives the same rate as a full one at
+/// the same MCS, and slots without a grant do not count, so a small window does not starve
+/// its own estimate. With no grant in the window, the most recent grant's rate; `None` if
+/// there has been no grant at all.
 pub fn offered_rate_bps(
     view: &dyn LinkView,
     dir: Direction,
@@ -57,11 +76,11 @@ pub fn offered_rate_bps(
     window: SimTime,
 ) -> Option<f64> {
     let from = now.saturating_sub(window);
-    let rate = |g: &Grant| g.tbs_bytes as f64 * 8.0 / g.slot.secs_f64();
+    let rate = |g: &Grant| g.resource_rate_bps();
     let (mut sum, mut n) = (0.0, 0u32);
     let mut latest = None;
     for g in view.grants(dir).iter().rev() {
-        if g.time > now || g.slot == SimTime::ZERO {
+        if g.time > now || g.slot == SimTime::ZERO || g.share <= 0.0 {
             continue;
         }
         latest.get_or_insert_with(|| rate(g));
@@ -102,7 +121,42 @@ mod tests {
             mcs: 10,
             symbols: 22,
             slot: SimTime::from_us(100),
+            share: 1.0,
         }
+    }
+
+    #[test]
+    fn a_partial_grant_is_scaled_to_the_whole_data_region() {
+        // 4 of 22 data symbols carrying 2,000 B in a 100 µs slot: the MCS gives
+        // 2,000·8 / (100 µs · 4/22) = 880 Mbit/s over the whole data region.
+        let g = Grant {
+            symbols: 4,
+            share: 4.0 / 22.0,
+            ..grant(100, 2_000)
+        };
+        assert!((g.resource_rate_bps() - 880e6).abs() < 1.0);
+        // 10 of 50 resource blocks over all data symbols of a 1 ms TTI: 5,000·8 / (1 ms · 0.2)
+        // = 200 Mbit/s.
+        let g = Grant {
+            symbols: 12,
+            share: 10.0 / 50.0,
+            slot: SimTime::from_ms(1),
+            ..grant(100, 5_000)
+        };
+        assert!((g.resource_rate_bps() - 200e6).abs() < 1e-3);
+        // An empty share carries no rate and is skipped by the estimate.
+        let g0 = Grant {
+            share: 0.0,
+            ..grant(100, 5_000)
+        };
+        assert_eq!(g0.resource_rate_bps(), 0.0);
+        assert!(offered_rate_bps(
+            &Fixed(vec![g0]),
+            Direction::Uplink,
+            SimTime::from_ms(1),
+            SimTime::from_ms(10)
+        )
+        .is_none());
     }
 
     #[test]

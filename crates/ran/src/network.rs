@@ -42,7 +42,7 @@ use crate::mac::scheduler::{allocate, Candidate, SchedulerKind};
 use crate::pdcp::{PdcpRx, PdcpTx};
 use crate::phy::amc::Amc;
 use crate::phy::bler::tb_error_prob;
-use crate::phy::numerology::{Duplex, Numerology, SlotKind};
+use crate::phy::numerology::{Allocation, Duplex, Numerology, SlotKind};
 use crate::rlc::{Pdu, Rlc, RlcStats, Sdu};
 use crate::view::UeView;
 use mmtsim_channel::blockage::Outages;
@@ -733,6 +733,13 @@ impl Ran {
     /// block size (0 if the transmitter had nothing to put in it).
     fn new_tb(&mut self, now: SimTime, c: usize, u: usize, d: usize, mcs: u8, units: u16) -> u32 {
         let tbs = self.num.tbs_bytes(mcs, units);
+        // A TDMA unit is a symbol over the band; an OFDMA unit a resource block over all
+        // data symbols.
+        let symbols = match self.num.allocation {
+            Allocation::Symbols => units,
+            Allocation::ResourceBlocks => self.num.data_symbols,
+        };
+        let share = units as f64 / self.num.units_per_slot as f64;
         let ue = &mut self.ues[u];
         if d == UL {
             ue.ul_granted.push_back((now, tbs as u64));
@@ -743,8 +750,9 @@ impl Ran {
                 time: now,
                 tbs_bytes: tbs,
                 mcs,
-                symbols: units,
+                symbols,
                 slot: self.slot,
+                share,
             },
         );
         let mut pdus = Vec::new();

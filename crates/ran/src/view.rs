@@ -100,6 +100,7 @@ mod tests {
                     mcs: 1,
                     symbols: 1,
                     slot,
+                    share: 1.0 / 22.0,
                 },
             );
         }

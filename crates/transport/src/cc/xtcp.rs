@@ -9,21 +9,31 @@
 //!    cwnd ← λ · ê_datarate · rtt_min otherwise (λ = 0.85, ε = 10 ms in the paper).
 //!
 //! # The data-rate estimate
-//! Each uplink grant carries a transport block of TBS bytes for one slot; its rate is
-//! TBS·8 / slot duration (the paper: "the number of bytes that can be actually
-//! transmitted in each resource"). ê_datarate is the mean of that rate over the grants
-//! of the last `window` (default 10 ms; [`offered_rate_bps`]), scaled by the share of a transport block that is
-//! TCP payload: MSS / (MSS + `header_bytes`), where `header_bytes` (default 60) counts
-//! TCP (20 + 12 timestamp option), IP (20), PDCP (3), RLC (3) and MAC (2) headers.
-//! Slots without a grant do not count: the estimate is what the link offers when it
-//! serves the UE, not what it carried (otherwise a small window would starve its own
-//! estimate). When the window holds no grant — a window of one segment is granted once per
+//! The paper computes, from each grant's MCS and allocated OFDM symbols, the transport
+//! block size — "the number of bytes that can be actually transmitted in each resource" —
+//! and divides by the duration of the UE's slot, which in its variable-TTI frame is the
+//! time of the symbols allocated to the UE. Here each grant's rate is its TBS·8 over the
+//! time of the resources it occupies, scaled to the slot's data region
+//! ([`Grant::resource_rate_bps`](mmtsim_net::linkview::Grant::resource_rate_bps)): a
+//! grant of 4 of 22 data symbols counts as 22/4 times its TBS per slot. The rate thus
+//! depends on the channel (MCS) and not on how full the UE's buffer was when the grant was
+//! sized, so a window that keeps the RLC buffer nearly empty does not talk its own
+//! estimate down. ê_datarate is the mean of these rates over the grants of the last
+//! `window` (default 10 ms; [`offered_rate_bps`]), scaled by the share of a transport
+//! block that is TCP payload: MSS / (MSS + `header_bytes`), where `header_bytes` (default
+//! 60) counts TCP (20 + 12 timestamp option), IP (20), PDCP (3), RLC (3) and MAC (2)
+//! headers. When the window holds no grant — a window of one segment is granted once per
 //! RTT, longer than the averaging window — the most recent grant (up to 100 ms old) is the
 //! estimate; before the first grant the window stays at its initial value (1 MSS, as in
-//! the paper). A one-segment grant is one OFDM symbol, whose rate (≈143 Mbit/s at MCS 28)
-//! lifts the window at once; the larger grants that follow converge to the link rate
-//! within a few RTTs.
+//! the paper). A one-segment grant at MCS 28 thus lifts the window to the whole link's
+//! rate × rtt_min on the first ACK.
 //!
+//! The estimate is what the whole data region would carry. With one UE in the cell that is
+//! the link's rate, less the symbols the downlink (the flow's own ACKs) takes from the
+//! TDD frame; with n UEs sharing a cell each X-TCP flow sees the whole cell's rate, not its
+//! share, and the queue that builds is what the λ branch (RTT > rtt_min + ε) answers.
+//! This is the paper's design ("X-TCP may be unfair to TCP CUBIC"), kept as is.
+
 //! # Loss and timeouts
 //! The paper sets cwnd on every ACK and says nothing of loss. Here:
 //! - fast recovery keeps the sender's PRR (the window is not set during Recovery, as for
@@ -36,8 +46,12 @@
 //! - The paper's ns-3 module read the rate from the UE's MAC directly; here it comes
 //!   through the read-only [`LinkView`] the RAN exports (the project's single
 //!   cross-layer interface).
-//! - The estimate is not defined by the paper beyond the sentence quoted above; the
-//!   averaging window and the header count are our choices, both configurable.
+//! - The estimate is not defined by the paper beyond the sentences quoted above; the
+//!   averaging window and the header count are our choices, both configurable. The
+//!   paper divides by slot time; we divide by the time of the data region (control
+//!   symbols excluded: 22 of 24 in the 2017 frame), because control symbols never carry
+//!   the UE's data: dividing by the whole slot would set cwnd 24/22 = 9 % above what the
+//!   link can carry and keep that excess queued in the RLC buffer.
 
 use super::{AckSample, CongestionControl, Window};
 use mmtsim_engine::SimTime;
@@ -197,6 +211,7 @@ mod tests {
                     mcs: 28,
                     symbols: 22,
                     slot,
+                    share: 1.0,
                 })
                 .collect(),
             sinr_db,
@@ -256,5 +271,24 @@ mod tests {
         c.link_view(&v, now);
         c.on_ack(&ack(now, 20));
         assert_eq!(c.cwnd(), 1712);
+    }
+
+    #[test]
+    fn grants_sized_to_a_small_buffer_give_the_same_window() {
+        // Every slot grants 2 of 22 data symbols carrying 12,500·2/22 = 1136 B (a buffer
+        // that is nearly empty): scaled to the data region that is 1136·8·22/(2·100 µs)
+        // = 999.68 Mbit/s → 1e9-scale window 0.99968·2,397,260 = 2,396,493 B → 1711
+        // segments, the same link as the full grants of the first test up to the TBS
+        // rounding.
+        let now = SimTime::from_ms(50);
+        let mut v = view(1136, 50_000, 20.0);
+        for g in &mut v.grants {
+            g.symbols = 2;
+            g.share = 2.0 / 22.0;
+        }
+        let mut c = Controller::new(&CcParams::Xtcp(XtcpParams::default()), 1, SimTime::ZERO);
+        c.link_view(&v, now);
+        c.on_ack(&ack(now, 20));
+        assert_eq!(c.cwnd(), 1711);
     }
 }
