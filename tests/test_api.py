@@ -35,7 +35,7 @@ def test_tables_have_documented_columns_and_units():
     res = mmtsim.run(small_dict())
     assert res.table("goodput").columns == ["flow", "t_s", "goodput_mbps"]
     assert res.table("rtt").columns == ["flow", "t_s", "rtt_ms"]
-    assert res.table("cwnd").columns == ["flow", "t_s", "cwnd_bytes", "ssthresh_bytes", "inflight_bytes"]
+    assert res.table("cwnd").columns == ["flow", "t_s", "cwnd_bytes", "ssthresh_bytes", "inflight_bytes", "rwnd_bytes"]
     assert res.table("queue").columns == ["link", "t_s", "bytes", "packets", "drops"]
     rtt = res.table("rtt")
     # 20 ms of propagation plus serialisation at 50 Mbit/s. The first sample is the

@@ -4,7 +4,8 @@ Tables and their columns (units in the names):
 
 - ``goodput``: flow, t_s (bin start), goodput_mbps
 - ``rtt``: flow, t_s, rtt_ms — every RTT sample
-- ``cwnd``: flow, t_s, cwnd_bytes, ssthresh_bytes (null while infinite), inflight_bytes
+- ``cwnd``: flow, t_s, cwnd_bytes, ssthresh_bytes (null while infinite), inflight_bytes,
+  rwnd_bytes (the window the receiver advertised)
 - ``queue``: link, t_s, bytes, packets, drops (cumulative) — ``link`` indexes
   ``summary["links"]`` (each link has a forward and a reverse direction)
 - ``owd``: flow, t_s, owd_ms — UDP one-way delays

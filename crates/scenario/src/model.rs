@@ -421,6 +421,13 @@ pub struct Tcp {
     /// Restart the window after idle (default true, as Linux).
     #[serde(default = "yes")]
     pub slow_start_after_idle: bool,
+    /// Receive-window controller at a UE receiver (default false): advertise the downlink
+    /// grant rate × the minimum RTT instead of the free buffer. Needs timestamps.
+    #[serde(default)]
+    pub rwnd_control: bool,
+    /// Averaging window of the controller's grant rate (default 10ms).
+    #[serde(default = "default_rwnd_window")]
+    pub rwnd_window: Duration,
 }
 
 fn default_mss() -> Size {
@@ -441,6 +448,9 @@ fn default_max_rto() -> Duration {
 fn default_buf() -> Size {
     Size(64 << 20)
 }
+fn default_rwnd_window() -> Duration {
+    Duration(10_000_000)
+}
 
 impl Default for Tcp {
     fn default() -> Self {
@@ -457,6 +467,8 @@ impl Default for Tcp {
             snd_buf: default_buf(),
             pacing: false,
             slow_start_after_idle: true,
+            rwnd_control: false,
+            rwnd_window: default_rwnd_window(),
         }
     }
 }

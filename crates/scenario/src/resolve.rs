@@ -237,6 +237,12 @@ pub fn tcp_config(f: &Flow) -> Result<TcpConfig, (String, String)> {
         pacing: t.pacing,
         slow_start_after_idle: t.slow_start_after_idle,
         dupthresh: 3,
+        rwnd_control: t
+            .rwnd_control
+            .then(|| mmtsim_transport::tcp::rwnd::RwndParams {
+                window: t.rwnd_window.time(),
+                ..Default::default()
+            }),
         cc: cc_params(f.cc.as_ref())?,
     })
 }

@@ -295,6 +295,33 @@ pub fn validate(s: &Scenario, base_dir: &Path) -> Result<(Traces, crate::ran::Si
         if f.count == 0 {
             errs.push((format!("{p}.count"), "0: expected at least 1".into()));
         }
+        if f.tcp.rwnd_control {
+            let is_ue = s
+                .ran
+                .as_ref()
+                .is_some_and(|r| r.ues.iter().any(|u| u.name == f.to));
+            if !is_ue {
+                errs.push((
+                    format!("{p}.tcp.rwnd_control"),
+                    format!(
+                        "the receive-window controller reads the receiving UE's downlink grants, so the flow must end at a UE of [ran]; \"{}\" is not one",
+                        f.to
+                    ),
+                ));
+            }
+            if !f.tcp.timestamps {
+                errs.push((
+                    format!("{p}.tcp.rwnd_control"),
+                    "the receive-window controller measures the RTT from timestamps; set tcp.timestamps = true".into(),
+                ));
+            }
+            if f.tcp.rwnd_window.0 == 0 {
+                errs.push((
+                    format!("{p}.tcp.rwnd_window"),
+                    "0: expected a positive duration".into(),
+                ));
+            }
+        }
         if resolve::cc_params(f.cc.as_ref()).is_ok_and(|c| c.name() == "xtcp") {
             let is_ue = s
                 .ran

@@ -59,6 +59,8 @@ pub(crate) struct FlowState {
     pub name: String,
     /// UE index of the sending node, if it is a UE (its radio view feeds the sender).
     pub src_ue: Option<usize>,
+    /// UE index of the receiving node, if it is a UE (its view feeds a window controller).
+    pub dst_ue: Option<usize>,
     pub src: u32,
     pub dst: u32,
     pub start: SimTime,
@@ -75,6 +77,7 @@ pub(crate) struct FlowState {
     pub cwnd_bytes: Vec<u64>,
     pub ssthresh_bytes: Vec<u64>,
     pub inflight_bytes: Vec<u64>,
+    pub rwnd_bytes: Vec<u64>,
 }
 
 /// Route entries at or above this value are radio hops: `RADIO | ue << 1 | uplink`.
@@ -320,9 +323,11 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Result<Built, String> {
             };
             let first_ue = s.nodes.len() + s.ran.as_ref().map_or(0, |r| r.gnbs.len());
             let src_ue = (src as usize >= first_ue).then(|| src as usize - first_ue);
+            let dst_ue = (dst as usize >= first_ue).then(|| dst as usize - first_ue);
             flows.push(FlowState {
                 name,
                 src_ue,
+                dst_ue,
                 src,
                 dst,
                 start,
@@ -337,6 +342,7 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Result<Built, String> {
                 cwnd_bytes: vec![],
                 ssthresh_bytes: vec![],
                 inflight_bytes: vec![],
+                rwnd_bytes: vec![],
             });
         }
     }

@@ -444,6 +444,11 @@ impl Sim {
                     self.arm(now, f, false);
                     self.service_app(now, f);
                 } else {
+                    if let (Some(u), Some(ran)) = (fl.dst_ue, &self.ran) {
+                        if receiver.controls_window() {
+                            receiver.read_link_view(ran.view(u), now);
+                        }
+                    }
                     let new = receiver.on_segment(now, &h, &mut self.hdrs);
                     let done = file_size.is_some_and(|s| fl.delivered + new >= s);
                     if done && completed_at.is_none() {
@@ -587,6 +592,7 @@ impl Sim {
                         fl.cwnd_bytes.push(sender.cwnd_bytes());
                         fl.ssthresh_bytes.push(sender.ssthresh_bytes());
                         fl.inflight_bytes.push(sender.bytes_in_flight());
+                        fl.rwnd_bytes.push(sender.peer_window_bytes());
                     }
                 }
             }
@@ -631,8 +637,8 @@ impl Sim {
         let mut flows_json = Vec::new();
         let (mut g_flow, mut g_t, mut g_v) = (vec![], vec![], vec![]);
         let (mut r_flow, mut r_t, mut r_v) = (vec![], vec![], vec![]);
-        let (mut c_flow, mut c_t, mut c_cwnd, mut c_ss, mut c_in) =
-            (vec![], vec![], vec![], vec![], vec![]);
+        let (mut c_flow, mut c_t, mut c_cwnd, mut c_ss, mut c_in, mut c_rw) =
+            (vec![], vec![], vec![], vec![], vec![], vec![]);
         let (mut o_flow, mut o_t, mut o_v) = (vec![], vec![], vec![]);
         let bin_s = self.bin_ns as f64 * 1e-9;
         for (i, fl) in self.flows.iter_mut().enumerate() {
@@ -715,6 +721,7 @@ impl Sim {
                         c_cwnd.extend(c.cwnd_bytes);
                         c_ss.extend(c.ssthresh_bytes);
                         c_in.extend(c.inflight_bytes);
+                        c_rw.extend(c.rwnd_bytes);
                     }
                 }
                 FlowKind::Udp { src, sink, owd } => {
@@ -745,6 +752,7 @@ impl Sim {
             c_cwnd.append(&mut fl.cwnd_bytes);
             c_ss.append(&mut fl.ssthresh_bytes);
             c_in.append(&mut fl.inflight_bytes);
+            c_rw.append(&mut fl.rwnd_bytes);
             flows_json.push(j);
         }
         let links_json: Vec<_> = self
@@ -821,6 +829,7 @@ impl Sim {
                     u64c("cwnd_bytes", c_cwnd),
                     u64c("ssthresh_bytes", c_ss),
                     u64c("inflight_bytes", c_in),
+                    u64c("rwnd_bytes", c_rw),
                 ],
             },
             Table {

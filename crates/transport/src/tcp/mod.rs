@@ -23,7 +23,8 @@
 //!   after more than one SYN retransmission with cwnd = 1 (Linux).
 //! - No segment is cut to fit the peer's window (sender-side silly-window avoidance).
 //! - Advertised window from the receive buffer minus out-of-order data, with window
-//!   scaling; the receiving application reads immediately.
+//!   scaling; the receiving application reads immediately. Optionally capped by a
+//!   receive-window controller that follows the UE's downlink radio rate ([`rwnd`]).
 //! - Delayed ACKs (off by default as in the studies): an ACK for every second full-sized
 //!   segment or after `delack_timeout`; immediate ACKs for out-of-order data and for
 //!   segments that fill a hole (RFC 5681 §4.2).
@@ -43,6 +44,7 @@
 pub mod rate;
 pub mod receiver;
 pub mod rtt;
+pub mod rwnd;
 pub mod scoreboard;
 pub mod sender;
 #[cfg(test)]
@@ -81,6 +83,9 @@ pub struct TcpConfig {
     pub slow_start_after_idle: bool,
     /// Duplicate-ACK threshold (3).
     pub dupthresh: u32,
+    /// Cap the receiver's advertised window at the downlink grant rate × rtt_min
+    /// ([`rwnd`]); only for a receiver on a UE with a RAN.
+    pub rwnd_control: Option<rwnd::RwndParams>,
     /// Congestion control.
     pub cc: CcParams,
 }
@@ -101,6 +106,7 @@ impl Default for TcpConfig {
             pacing: false,
             slow_start_after_idle: true,
             dupthresh: 3,
+            rwnd_control: None,
             cc: CcParams::default_for("cubic").expect("cubic is built in"),
         }
     }

@@ -14,10 +14,13 @@
 //!   hole-filling segments; otherwise every segment, or every second full-sized segment
 //!   with a `delack_timeout` timer when delayed ACKs are on.
 //! - The handshake: SYN → SYN-ACK (repeated for a repeated SYN); data or an ACK completes it.
+//! - Optionally ([`TcpConfig::rwnd_control`]) the advertised window is capped by the
+//!   radio receive-window controller of [`super::rwnd`] (downlink to a UE).
 //!
 //! The receiver also keeps oracle counts a real one could not: how many retransmitted
 //! segments carried nothing new (spurious retransmissions).
 
+use super::rwnd::RwndControl;
 use super::{ts_ticks, wscale_for, TcpConfig};
 use mmtsim_engine::SimTime;
 use mmtsim_net::packet::{SackBlock, SynOptions, TcpFlags, TcpHeader};
@@ -56,6 +59,8 @@ pub struct TcpReceiver {
     last_ack_sent: u64,
     unacked_segments: u32,
     delack_deadline: SimTime,
+    /// The radio receive-window controller, when configured.
+    rwnd: Option<RwndControl>,
     /// Counters.
     pub stats: ReceiverStats,
 }
@@ -64,7 +69,9 @@ impl TcpReceiver {
     /// A receiver waiting for a SYN.
     pub fn new(cfg: TcpConfig) -> Self {
         let wscale = wscale_for(cfg.rcv_buf);
+        let rwnd = cfg.rwnd_control.clone().map(RwndControl::new);
         TcpReceiver {
+            rwnd,
             cfg,
             established: false,
             syn_seen: false,
@@ -90,6 +97,26 @@ impl TcpReceiver {
     /// Bytes held out of order.
     pub fn ooo_bytes(&self) -> u64 {
         self.ooo_bytes
+    }
+
+    /// True if the receiver's window follows the radio link (it wants
+    /// [`TcpReceiver::read_link_view`] before each segment).
+    pub fn controls_window(&self) -> bool {
+        self.rwnd.is_some()
+    }
+
+    /// The radio view of the UE this receiver runs on, read just before a segment is
+    /// processed (only the receive-window controller uses it).
+    pub fn read_link_view(&mut self, view: &dyn mmtsim_net::linkview::LinkView, now: SimTime) {
+        if let Some(c) = &mut self.rwnd {
+            c.link_view(view, now);
+        }
+    }
+
+    /// The window the controller wants, bytes (`None` without a controller or before its
+    /// first estimate).
+    pub fn controlled_window_bytes(&self) -> Option<u64> {
+        self.rwnd.as_ref()?.window_bytes(self.cfg.mss)
     }
 
     /// When the receiver next needs [`TcpReceiver::on_timer`].
@@ -124,9 +151,12 @@ impl TcpReceiver {
         }
         self.stats.segments += 1;
         let (s, e) = (h.seq, h.seq + h.payload_bytes as u64);
-        if let Some((tsval, _)) = h.timestamps {
+        if let Some((tsval, tsecr)) = h.timestamps {
             if s <= self.last_ack_sent {
                 self.ts_recent = tsval;
+            }
+            if let Some(c) = &mut self.rwnd {
+                c.on_timestamp_echo(ts_ticks(now), tsecr);
             }
         }
         if s >= self.rcv_nxt + self.window_bytes().max(1) {
@@ -265,7 +295,12 @@ impl TcpReceiver {
         // The free buffer is scaled down, but the window already offered is scaled *up*
         // (Linux tcp_select_window aligns it to the scale unit): rounding it down would
         // move the right edge left by up to 2^wscale − 1 bytes (RFC 9293 §3.8.6).
-        let free = self.cfg.rcv_buf.saturating_sub(self.ooo_bytes);
+        let mut free = self.cfg.rcv_buf.saturating_sub(self.ooo_bytes);
+        if let Some(c) = &self.rwnd {
+            // Before its first estimate the controller offers nothing beyond what was
+            // already offered (the max below keeps that).
+            free = free.min(c.window_bytes(self.cfg.mss).unwrap_or(0));
+        }
         let offered = self.right_edge.saturating_sub(self.rcv_nxt);
         let field = (free >> self.wscale)
             .max(offered.div_ceil(1 << self.wscale))

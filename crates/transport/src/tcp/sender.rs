@@ -64,6 +64,8 @@ pub struct CwndLog {
     pub ssthresh_bytes: Vec<u64>,
     /// Bytes in flight.
     pub inflight_bytes: Vec<u64>,
+    /// Window the receiver advertised, bytes.
+    pub rwnd_bytes: Vec<u64>,
 }
 
 /// What the sender records for metrics.
@@ -174,6 +176,10 @@ impl TcpSender {
         } else {
             s as u64 * self.cfg.mss as u64
         }
+    }
+    /// The window the receiver advertised last (SND.WND), bytes.
+    pub fn peer_window_bytes(&self) -> u64 {
+        self.snd_wnd
     }
     /// Bytes in flight (pipe).
     pub fn bytes_in_flight(&self) -> u64 {
@@ -718,16 +724,18 @@ impl TcpSender {
             return;
         }
         self.last_logged = cur;
-        let (cwnd, ssthresh, inflight) = (
+        let (cwnd, ssthresh, inflight, rwnd) = (
             self.cwnd_bytes(),
             self.ssthresh_bytes(),
             self.bytes_in_flight(),
+            self.snd_wnd,
         );
         if let Some(l) = &mut self.log.cwnd {
             l.t_ns.push(now.ns());
             l.cwnd_bytes.push(cwnd);
             l.ssthresh_bytes.push(ssthresh);
             l.inflight_bytes.push(inflight);
+            l.rwnd_bytes.push(rwnd);
         }
     }
 

@@ -11,5 +11,6 @@ mod metrics;
 mod ran;
 mod reliability;
 mod rto;
+mod rwnd;
 mod throughput;
 mod xtcp;
