@@ -4,10 +4,30 @@ Each benchmark runs in a fresh child process so that its peak resident memory is
 Reported per benchmark: ``sim_s_per_wall_s`` (simulated seconds per wall-clock second of
 the simulation call, one core), ``events_per_s`` and ``peak_rss_mb`` (the child's maximum
 resident set, Python interpreter included).
+
+Benchmarks come in groups (:data:`GROUPS`, ``mmtsim bench --group NAME``):
+
+* ``foundation`` — the wired benchmarks of the foundation issue;
+* ``cc`` — one run per congestion-control algorithm on the same path: ``<algo>-1g-60s``
+  (the path of ``cubic-1g-60s``) for every algorithm that runs without a radio, and
+  ``xtcp-ran-1ue-ul-25s`` for X-TCP, which reads the UE's radio view and so needs a UE;
+* ``ran`` — the radio benchmarks of the RAN issue.
+
+A benchmark may name a *baseline*: the same path with NewReno (``newreno-1g-60s``, or
+``newreno-ran-1ue-ul-25s`` for X-TCP). When both are in one run, the result carries
+``speed_vs_baseline`` = its ``sim_s_per_wall_s`` / the baseline's (the issue's rule: no
+algorithm more than 2× slower than NewReno, i.e. ratio ≥ 0.5). Speed is measured, never
+asserted in tests: a loaded machine changes it.
+
+The speed of a congestion-control benchmark also depends on what the algorithm does with
+the path: one that leaves the 1 Gbit/s link idle part of the time, or keeps a shorter
+queue, moves fewer packets per simulated second and so runs faster for that reason alone;
+``events`` and ``goodput_mbps`` in the results tell the two apart.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import platform
@@ -15,6 +35,9 @@ import resource
 import subprocess
 import sys
 import time
+
+#: Speed ratio below which a benchmark counts as "more than 2× slower than its baseline".
+SLOWER_LIMIT = 0.5
 
 
 def _dumbbell(rate: str, delay: str, limit: str, duration: str, flows: list[dict], queue=None) -> dict:
@@ -28,24 +51,197 @@ def _dumbbell(rate: str, delay: str, limit: str, duration: str, flows: list[dict
     }
 
 
-BENCHMARKS: dict[str, dict] = {
-    "cubic-1g-60s": {
-        "description": "one CUBIC flow, 60 s over 1 Gbit/s, 20 ms RTT, 1-BDP (2.5 MB) drop-tail buffer",
-        "scenario": _dumbbell("1Gbps", "10ms", "2.5MB", "60s",
-                              [{"from": "server", "to": "client", "cc": "cubic"}]),
-    },
-    "newreno-1g-60s": {
-        "description": "one NewReno flow, same path as cubic-1g-60s",
-        "scenario": _dumbbell("1Gbps", "10ms", "2.5MB", "60s",
-                              [{"from": "server", "to": "client", "cc": "newreno"}]),
-    },
-    "codel-4flows-100m-60s": {
-        "description": "four CUBIC flows, 60 s over 100 Mbit/s with CoDel, 40 ms RTT",
-        "scenario": _dumbbell("100Mbps", "20ms", "", "60s",
-                              [{"from": "server", "to": "client", "cc": "cubic", "count": 4}],
-                              queue={"kind": "codel", "limit_packets": 10000}),
-    },
-}
+def _cc_1g(algo: str) -> dict:
+    """One flow of ``algo`` over the path of ``cubic-1g-60s``."""
+    return _dumbbell("1Gbps", "10ms", "2.5MB", "60s",
+                     [{"from": "server", "to": "client", "cc": algo}])
+
+
+def ran_1ue_ul(cc: str) -> dict:
+    """``examples/mmwave-2017.toml`` run for 25 s with the UE walking at 2 m/s (so that it
+    stays inside the area: x from -40 to +10 m) and congestion control ``cc``.
+
+    One UE, uplink TCP with R_app = 2 Gbit/s, preset mmwave-2017, 10 MB RLC buffer, core
+    1 ms, remote host 10 ms (the X-TCP paper's setup). tests/test_bench.py checks that this
+    equals the example with those two changes."""
+    return {
+        "name": "mmwave-2017 uplink past a building",
+        "simulation": {"duration": "25s", "seed": 1},
+        "nodes": [{"name": "core"}, {"name": "server"}],
+        "links": [
+            {"between": ["gnb", "core"], "delay": "1ms", "rate": "100Gbps"},
+            {"between": ["core", "server"], "delay": "10ms", "rate": "100Gbps"},
+        ],
+        "ran": {
+            "preset": "mmwave-2017",
+            "area": {"min_m": [-100, -60], "max_m": [100, 60]},
+            "rlc": {"buffer": "10MB", "t_poll_retransmit": "4ms", "t_reordering": "2ms",
+                    "t_status_prohibit": "1ms"},
+            "gnbs": [{"name": "gnb", "position_m": [0, 0, 10]}],
+            "ues": [{"name": "ue1", "position_m": [-40, -30, 1.5],
+                     "mobility": {"kind": "linear", "velocity_mps": [2, 0, 0]}}],
+            "buildings": [{"min_m": [-8, -20, 0], "max_m": [8, -12, 20]}],
+        },
+        "flows": [{"name": cc, "from": "ue1", "to": "server", "cc": cc,
+                   "app": {"kind": "rate", "rate": "2Gbps"}, "tcp": {"mss": "1400B"}}],
+    }
+
+
+def _ue(name: str, x: float, y: float, **extra) -> dict:
+    return {"name": name, "position_m": [x, y, 1.5], **extra}
+
+
+def _tcp(name: str, src: str, dst: str, cc: str, **extra) -> dict:
+    return {"name": name, "from": src, "to": dst, "cc": cc, **extra}
+
+
+def _udp(name: str, src: str, dst: str, rate: str) -> dict:
+    return {"name": name, "protocol": "udp", "from": src, "to": dst,
+            "app": {"kind": "cbr", "rate": rate}}
+
+
+def ran_10ues_mixed() -> dict:
+    """``examples/ran-10ues.toml`` (see its comment): ten UEs on one 2017-preset gNB, 10 s,
+    uplink CUBIC and NewReno bulk, downlink TCP (bulk, on/off, messages), UDP constant
+    rate both ways, two walking UEs. tests/test_bench.py checks that the two agree."""
+    return {
+        "name": "ten UEs, mixed traffic, one mmWave cell",
+        "simulation": {"duration": "10s", "seed": 1},
+        "nodes": [{"name": "core"}, {"name": "edge"}, {"name": "remote"}],
+        "links": [
+            {"between": ["gnb", "core"], "delay": "1ms", "rate": "100Gbps"},
+            {"between": ["core", "edge"], "delay": "0.5ms", "rate": "100Gbps"},
+            {"between": ["core", "remote"], "delay": "18.5ms", "rate": "100Gbps"},
+        ],
+        "ran": {
+            "preset": "mmwave-2017",
+            "scheduler": "rr",
+            "area": {"min_m": [-150, -100], "max_m": [150, 100]},
+            "rlc": {"buffer": "1.5MB"},
+            "gnbs": [{"name": "gnb", "position_m": [0, 0, 10]}],
+            "buildings": [{"min_m": [60, -20, 0], "max_m": [100, 20, 30]},
+                          {"min_m": [-100, 30, 0], "max_m": [-70, 70, 30]}],
+            "ues": [
+                _ue("ue1", 40, 20),
+                _ue("ue2", -50, 10),
+                _ue("ue3", 20, -40),
+                _ue("ue4", -60, -30, mobility={
+                    "kind": "waypoints", "points_m": [[-45, -30, 1.5], [-45, -45, 1.5]],
+                    "speed_mps": 1.5, "pauses": ["2s", "0s"]}),
+                _ue("ue5", 120, 0),
+                _ue("ue6", 120, 10),
+                _ue("ue7", -110, 60),
+                _ue("ue8", 80, 30, mobility={"kind": "linear", "velocity_mps": [1.5, 0, 0]}),
+                _ue("ue9", 0, 30, indoor=True),
+                _ue("ue10", -30, -20, indoor=True),
+            ],
+        },
+        "flows": [
+            _tcp("ue1-ul-cubic", "ue1", "remote", "cubic"),
+            _tcp("ue2-ul-newreno", "ue2", "edge", "newreno"),
+            _tcp("ue3-dl-cubic", "remote", "ue3", "cubic"),
+            _tcp("ue4-dl-newreno", "edge", "ue4", "newreno"),
+            _tcp("ue5-dl-cubic", "edge", "ue5", "cubic"),
+            _udp("ue6-dl-udp", "remote", "ue6", "200Mbps"),
+            _udp("ue7-ul-udp", "ue7", "edge", "100Mbps"),
+            _tcp("ue8-dl-video", "remote", "ue8", "cubic",
+                 app={"kind": "onoff", "rate": "50Mbps", "on": "1s", "off": "1s"}),
+            _tcp("ue9-dl-messages", "edge", "ue9", "cubic",
+                 app={"kind": "messages", "size": "100kB", "interval": "50ms", "poisson": True}),
+            _udp("ue10-ul-udp", "ue10", "remote", "20Mbps"),
+        ],
+    }
+
+
+#: Algorithms that need a UE (they read the RAN's link view): benchmarked on the RAN path.
+NEEDS_UE = ("xtcp",)
+
+
+def _algorithms() -> list[str]:
+    from ._core import algorithms
+
+    return list(algorithms())
+
+
+def _build() -> tuple[dict[str, dict], dict[str, list[str]]]:
+    b: dict[str, dict] = {
+        "cubic-1g-60s": {
+            "description": "one CUBIC flow, 60 s over 1 Gbit/s, 20 ms RTT, 1-BDP (2.5 MB) drop-tail buffer",
+            "scenario": _cc_1g("cubic"),
+            "baseline": "newreno-1g-60s",
+        },
+        "newreno-1g-60s": {
+            "description": "one NewReno flow, same path as cubic-1g-60s",
+            "scenario": _cc_1g("newreno"),
+        },
+        "codel-4flows-100m-60s": {
+            "description": "four CUBIC flows, 60 s over 100 Mbit/s with CoDel, 40 ms RTT",
+            "scenario": _dumbbell("100Mbps", "20ms", "", "60s",
+                                  [{"from": "server", "to": "client", "cc": "cubic", "count": 4}],
+                                  queue={"kind": "codel", "limit_packets": 10000}),
+        },
+    }
+    cc_group = []
+    for algo in _algorithms():
+        if algo in NEEDS_UE:
+            name = f"{algo}-ran-1ue-ul-25s"
+            b[name] = {
+                "description": f"one {algo} flow on the ran-1ue-ul-cubic-25s path (needs a UE)",
+                "scenario": ran_1ue_ul(algo),
+                "baseline": "newreno-ran-1ue-ul-25s",
+            }
+        else:
+            name = f"{algo}-1g-60s"
+            if name not in b:
+                b[name] = {
+                    "description": f"one {algo} flow, same path as cubic-1g-60s",
+                    "scenario": _cc_1g(algo),
+                    "baseline": "newreno-1g-60s",
+                }
+        cc_group.append(name)
+    b["ran-1ue-ul-cubic-25s"] = {
+        "description": "one UE, uplink CUBIC at R_app 2 Gbit/s, 25 s, mmwave-2017, 10 MB RLC "
+                       "buffer, core 1 ms, remote host 10 ms (examples/mmwave-2017.toml, "
+                       "UE at 2 m/s)",
+        "scenario": ran_1ue_ul("cubic"),
+        "baseline": "newreno-ran-1ue-ul-25s",
+    }
+    b["newreno-ran-1ue-ul-25s"] = {
+        "description": "ran-1ue-ul-cubic-25s with NewReno (baseline of the RAN algorithms)",
+        "scenario": ran_1ue_ul("newreno"),
+    }
+    b["ran-10ues-mixed-10s"] = {
+        "description": "ten UEs on one mmwave-2017 gNB, 10 s: UL CUBIC/NewReno bulk, DL TCP "
+                       "bulk/on-off/messages, UDP CBR both ways, two walking UEs "
+                       "(examples/ran-10ues.toml)",
+        "scenario": ran_10ues_mixed(),
+    }
+    if any(a in NEEDS_UE for a in _algorithms()):
+        cc_group.append("newreno-ran-1ue-ul-25s")
+    groups = {
+        "foundation": ["cubic-1g-60s", "newreno-1g-60s", "codel-4flows-100m-60s"],
+        "cc": [n for n in b if n in cc_group],
+        "ran": [n for n in b if "-ran-" in n or n.startswith("ran-")],
+    }
+    return b, groups
+
+
+BENCHMARKS, GROUPS = _build()
+
+
+def select(names: list[str], groups: list[str]) -> list[str]:
+    """The benchmarks named or in the groups, in :data:`BENCHMARKS` order, each once; all of
+    them when neither is given. Raises ``KeyError`` naming what is unknown."""
+    unknown = [n for n in names if n not in BENCHMARKS]
+    if unknown:
+        raise KeyError(f"unknown benchmark(s) {', '.join(unknown)}; known: {', '.join(BENCHMARKS)}")
+    bad = [g for g in groups if g not in GROUPS]
+    if bad:
+        raise KeyError(f"unknown benchmark group(s) {', '.join(bad)}; known: {', '.join(GROUPS)}")
+    if not names and not groups:
+        return list(BENCHMARKS)
+    wanted = set(names) | {n for g in groups for n in GROUPS[g]}
+    return [n for n in BENCHMARKS if n in wanted]
 
 
 def _child(name: str) -> dict:
@@ -71,6 +267,17 @@ def _child(name: str) -> dict:
     }
 
 
+def add_relative_speeds(results: list[dict]) -> None:
+    """Sets ``baseline`` and ``speed_vs_baseline`` (sim_s_per_wall_s ratio) on every result
+    whose baseline is among ``results``."""
+    by_name = {r["name"]: r for r in results}
+    for r in results:
+        base = BENCHMARKS.get(r["name"], {}).get("baseline")
+        if base in by_name:
+            r["baseline"] = base
+            r["speed_vs_baseline"] = r["sim_s_per_wall_s"] / by_name[base]["sim_s_per_wall_s"]
+
+
 def run_benchmarks(names: list[str], repeat: int = 1) -> dict:
     out = []
     for name in names:
@@ -84,12 +291,19 @@ def run_benchmarks(names: list[str], repeat: int = 1) -> dict:
             if best is None or r["wall_seconds"] < best["wall_seconds"]:
                 best = r
         out.append(best)
+    add_relative_speeds(out)
     return {
         "date": time.strftime("%Y-%m-%d"),
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
-                    "python": platform.python_version()},
+                    "python": platform.python_version(),
+                    "load_average": list(os.getloadavg())},
         "benchmarks": out,
     }
+
+
+def scenario(name: str) -> dict:
+    """A copy of benchmark ``name``'s scenario (a dict for ``mmtsim.run``/``validate``)."""
+    return copy.deepcopy(BENCHMARKS[name]["scenario"])
 
 
 if __name__ == "__main__":

@@ -60,9 +60,12 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--out", help="folder for the figures (default RUN_DIR/plots)")
 
     b = sub.add_parser("bench", help="run the named benchmarks and write bench.json")
+    b.add_argument("names", nargs="*", metavar="NAME", help="benchmarks to run (default: all)")
     b.add_argument("--only", action="append", default=[], metavar="NAME", help="run only these (repeatable)")
+    b.add_argument("--group", action="append", default=[], metavar="GROUP",
+                   help="run a group of benchmarks, e.g. cc (repeatable; --list shows them)")
     b.add_argument("--out", default="bench.json", help="output file (default bench.json)")
-    b.add_argument("--list", action="store_true", help="list the benchmarks and exit")
+    b.add_argument("--list", action="store_true", help="list the benchmarks and groups and exit")
     b.add_argument("--repeat", type=int, default=1, help="runs per benchmark; the best is kept")
 
     s = sub.add_parser("schema", help="print the JSON Schema of scenario files")
@@ -146,25 +149,36 @@ def _dispatch(args) -> int:
             print(f)
         return EXIT_OK
     if args.cmd == "bench":
-        from .bench import BENCHMARKS, run_benchmarks
+        from .bench import BENCHMARKS, GROUPS, SLOWER_LIMIT, run_benchmarks, select
 
         if args.list:
             for name, b in BENCHMARKS.items():
-                print(f"{name}: {b['description']}")
+                base = f" [baseline {b['baseline']}]" if "baseline" in b else ""
+                print(f"{name}: {b['description']}{base}")
+            for g, members in GROUPS.items():
+                print(f"group {g}: {', '.join(members)}")
             return EXIT_OK
-        unknown = [n for n in args.only if n not in BENCHMARKS]
-        if unknown:
-            print(f"mmtsim: unknown benchmark(s) {', '.join(unknown)}; known: {', '.join(BENCHMARKS)}",
-                  file=sys.stderr)
+        try:
+            names = select(args.names + args.only, args.group)
+        except KeyError as e:
+            print(f"mmtsim: {e.args[0]}", file=sys.stderr)
             return EXIT_USAGE
         if args.repeat < 1:
             print("mmtsim: --repeat must be at least 1", file=sys.stderr)
             return EXIT_USAGE
-        results = run_benchmarks(args.only or list(BENCHMARKS), repeat=args.repeat)
+        results = run_benchmarks(names, repeat=args.repeat)
+        results["groups"] = args.group
         Path(args.out).write_text(json.dumps(results, indent=2) + "\n")
         for r in results["benchmarks"]:
-            print(f"{r['name']}: {r['sim_s_per_wall_s']:.1f} sim s/wall s, "
-                  f"{r['events_per_s'] / 1e6:.2f} M events/s, {r['peak_rss_mb']:.0f} MB peak")
+            line = (f"{r['name']}: {r['sim_s_per_wall_s']:.1f} sim s/wall s, "
+                    f"{r['events'] / 1e6:.1f} M events ({r['events_per_s'] / 1e6:.2f} M/s), "
+                    f"{r['peak_rss_mb']:.0f} MB peak")
+            if "speed_vs_baseline" in r:
+                ratio = r["speed_vs_baseline"]
+                line += f", {ratio:.2f}x the speed of {r['baseline']}"
+                if ratio < SLOWER_LIMIT:
+                    line += f" (more than {1 / SLOWER_LIMIT:g}x slower)"
+            print(line)
         print(f"wrote {args.out}")
         return EXIT_OK
     if args.cmd == "schema":
