@@ -101,6 +101,16 @@ pub struct Scoreboard {
     pub retrans_bytes: u64,
     /// Lowest index that may hold a segment to retransmit.
     retransmit_hint: usize,
+    /// The SACKed segments as sorted, disjoint, non-adjacent byte ranges (segment-aligned):
+    /// SACK processing and loss marking skip SACKed runs through it instead of walking
+    /// them segment by segment on every ACK (the first SACK block spans most of the window
+    /// during a recovery).
+    sacked_iv: Vec<(u64, u64)>,
+    /// Every segment not SACKed that starts below this is marked LOST. LOST marks are only
+    /// removed by SACK or cumulative ACK, and the `IsLost` boundary only rises, so the
+    /// marking pass never needs to look below it again (Linux keeps `lost_skb_hint` for
+    /// the same reason).
+    lost_below: u64,
 }
 
 impl Scoreboard {
@@ -194,6 +204,15 @@ impl Scoreboard {
             r.removed += 1;
         }
         self.retransmit_hint = self.retransmit_hint.saturating_sub(r.removed as usize);
+        if let Some(front) = self.segs.front().map(|s| s.seq) {
+            let k = self.sacked_iv.partition_point(|iv| iv.1 <= front);
+            self.sacked_iv.drain(..k);
+            if let Some(first) = self.sacked_iv.first_mut() {
+                first.0 = first.0.max(front);
+            }
+        } else {
+            self.sacked_iv.clear();
+        }
         if r.removed > 0 {
             // Linux tcp_remove_reno_sacks: one ACKed segment filled the hole, the rest had
             // each produced a duplicate ACK.
@@ -205,14 +224,36 @@ impl Scoreboard {
         r
     }
 
+    /// Index of the first segment starting at or above `seq`.
+    fn index_of(&self, seq: u64) -> usize {
+        self.segs.partition_point(|s| s.seq < seq)
+    }
+
     /// Marks segments covered by SACK blocks; returns (segments, bytes) newly SACKed.
     pub fn apply_sack(&mut self, blocks: &[SackBlock], rate: &mut RateSampler) -> (u32, u64) {
         let (mut n, mut b) = (0u32, 0u64);
         for blk in blocks {
-            let mut i = self.segs.partition_point(|s| s.seq < blk.start);
-            while i < self.segs.len() && self.segs[i].end() <= blk.end {
-                let s = self.segs[i];
-                if s.flags & SACKED == 0 {
+            // The segments wholly inside the block.
+            let lo = self.index_of(blk.start);
+            let hi = self.segs.partition_point(|s| s.end() <= blk.end);
+            if lo >= hi {
+                continue;
+            }
+            let (start, end) = (self.segs[lo].seq, self.segs[hi - 1].end());
+            // Walk only the gaps between ranges already SACKed.
+            let mut cur = start;
+            let mut k = self.sacked_iv.partition_point(|iv| iv.1 <= start);
+            while cur < end {
+                if k < self.sacked_iv.len() && self.sacked_iv[k].0 <= cur {
+                    cur = self.sacked_iv[k].1;
+                    k += 1;
+                    continue;
+                }
+                let gap_end = self.sacked_iv.get(k).map_or(end, |iv| iv.0.min(end));
+                let mut i = self.index_of(cur);
+                while i < hi && self.segs[i].seq < gap_end {
+                    let s = self.segs[i];
+                    debug_assert!(s.flags & SACKED == 0, "SACKed segment outside the ranges");
                     rate.on_delivered(&s.stamp, s.sent_at, s.ever_retransmitted());
                     self.clear_flags(i, LOST | RETRANS);
                     self.segs[i].flags |= SACKED;
@@ -220,37 +261,66 @@ impl Scoreboard {
                     self.sacked_bytes += s.len as u64;
                     n += 1;
                     b += s.len as u64;
+                    i += 1;
                 }
-                i += 1;
+                cur = gap_end;
             }
+            self.add_sacked_range(start, end);
         }
         (n, b)
     }
 
+    /// Merges `[start, end)` into the SACKed ranges.
+    fn add_sacked_range(&mut self, start: u64, end: u64) {
+        let iv = &mut self.sacked_iv;
+        // Ranges that overlap or touch [start, end).
+        let a = iv.partition_point(|r| r.1 < start);
+        let b = iv.partition_point(|r| r.0 <= end);
+        if a == b {
+            iv.insert(a, (start, end));
+        } else {
+            let merged = (start.min(iv[a].0), end.max(iv[b - 1].1));
+            iv.splice(a..b, std::iter::once(merged));
+        }
+    }
+
     /// RFC 6675 `IsLost()` marking; returns the number of segments newly marked lost.
+    ///
+    /// The rule is monotone: a segment not SACKed is lost iff it lies below the boundary
+    /// where, counting down from the top, DupThresh SACKed segments (or more than
+    /// (DupThresh − 1)·SMSS SACKed bytes) have been passed. Segments not SACKed lie only
+    /// between SACKed ranges, so the boundary is the start of the first range (from the
+    /// top) at which the count is reached, and only the segments between the previous
+    /// boundary and the new one need marking: a recovery costs O(window) in all rather
+    /// than per ACK.
     pub fn mark_lost_rfc6675(&mut self, dupthresh: u32, mss: u32) -> u32 {
         let byte_thresh = (dupthresh.saturating_sub(1) as u64) * mss as u64;
         let (mut sacked_above, mut sacked_bytes_above) = (0u32, 0u64);
-        let mut newly = 0;
-        let mut i = self.segs.len();
-        while i > 0 {
-            i -= 1;
-            let s = self.segs[i];
-            if s.flags & SACKED != 0 {
-                sacked_above += 1;
-                sacked_bytes_above += s.len as u64;
-                continue;
+        let mut boundary = None;
+        for &(a, b) in self.sacked_iv.iter().rev() {
+            if b <= self.lost_below {
+                break;
             }
+            sacked_above += (self.index_of(b) - self.index_of(a)) as u32;
+            sacked_bytes_above += b - a;
             if sacked_above >= dupthresh || sacked_bytes_above > byte_thresh {
-                if s.flags & LOST != 0 {
-                    // Everything below was marked by an earlier pass with a lower threshold
-                    // crossing: the rule is monotone in the amount SACKed above.
-                    break;
-                }
+                boundary = Some(a);
+                break;
+            }
+        }
+        let Some(bnd) = boundary.filter(|&b| b > self.lost_below) else {
+            return 0;
+        };
+        let mut newly = 0;
+        let mut i = self.index_of(self.lost_below);
+        while i < self.segs.len() && self.segs[i].seq < bnd {
+            if self.segs[i].flags & (SACKED | LOST) == 0 {
                 self.mark_lost_at(i);
                 newly += 1;
             }
+            i += 1;
         }
+        self.lost_below = bnd;
         newly
     }
 
@@ -289,6 +359,9 @@ impl Scoreboard {
                 self.clear_flags(i, RETRANS);
                 self.mark_lost_at(i);
             }
+        }
+        if let Some(s) = self.segs.back() {
+            self.lost_below = self.lost_below.max(s.end());
         }
         self.reno_sacked = 0;
         self.retransmit_hint = 0;
@@ -353,6 +426,15 @@ impl Scoreboard {
             );
         }
         assert_eq!(self.packets_out as usize, self.segs.len());
+        // The SACKed ranges are exactly the SACKed segments, merged.
+        let mut ranges: Vec<(u64, u64)> = Vec::new();
+        for s in self.segs.iter().filter(|s| s.sacked()) {
+            match ranges.last_mut() {
+                Some(r) if r.1 == s.seq => r.1 = s.end(),
+                _ => ranges.push((s.seq, s.end())),
+            }
+        }
+        assert_eq!(ranges, self.sacked_iv, "SACKed ranges");
         assert_eq!(
             (
                 self.sacked_out,
@@ -451,6 +533,25 @@ mod tests {
         assert_eq!(sb.in_flight(), 8);
     }
 
+    /// RFC 6675 `IsLost()` over the whole board: every segment not SACKed with at least
+    /// `dupthresh` SACKed segments, or more than (dupthresh − 1)·mss SACKed bytes, above it.
+    fn is_lost_everywhere(sb: &mut Scoreboard, dupthresh: u32, mss: u32) -> u32 {
+        let mut newly = 0;
+        for i in 0..sb.segs.len() {
+            let above = sb.segs.iter().skip(i + 1).filter(|s| s.sacked());
+            let (n, bytes) = above.fold((0u32, 0u64), |(n, b), s| (n + 1, b + s.len as u64));
+            let s = sb.segs[i];
+            if !s.sacked()
+                && !s.lost()
+                && (n >= dupthresh || bytes > (dupthresh as u64 - 1) * mss as u64)
+            {
+                sb.mark_lost_at(i);
+                newly += 1;
+            }
+        }
+        newly
+    }
+
     proptest! {
         /// Random SACKs, losses, retransmissions and ACKs keep the counters equal to the
         /// flags, and the pipe never exceeds what is outstanding plus retransmissions.
@@ -469,6 +570,37 @@ mod tests {
                 }
                 sb.check_invariants();
                 prop_assert!(sb.in_flight() <= sb.packets_out + sb.retrans_out);
+            }
+        }
+
+        /// The incremental marking equals RFC 6675 `IsLost()` applied to every segment
+        /// afresh (the rule written out directly below), under random sends, SACKs,
+        /// retransmissions, cumulative ACKs and timeouts.
+        #[test]
+        fn incremental_marking_equals_the_rule(ops in proptest::collection::vec((0u8..6, 0u64..40, 0u64..40), 1..80)) {
+            let mut fast = board(20, 100);
+            let mut slow = board(20, 100);
+            let mut r = RateSampler::default();
+            let mut una = 1u64;
+            for (op, a, b) in ops {
+                let top = fast.segs.back().map_or(una, |s| s.end());
+                for sb in [&mut fast, &mut slow] {
+                    match op {
+                        0 => { let (x, y) = (a.min(b), a.max(b)); sb.apply_sack(&[sack(1 + x * 100, 1 + y * 100)], &mut r); }
+                        1 => { if let Some(i) = sb.next_retransmit() { sb.on_retransmit(i, SimTime::ZERO, RateStamp::default()); } }
+                        2 => { let ack = (1 + a * 100).max(una).min(top); sb.cum_ack(ack, &mut r); }
+                        3 => { for k in 0..(a % 5) { sb.push(top + k * 100, 100, SimTime::ZERO, RateStamp::default()); } }
+                        4 if a % 4 == 0 => { sb.mark_all_lost(); }
+                        _ => {}
+                    }
+                }
+                if op == 2 { una = (1 + a * 100).max(una).min(top); }
+                let n_fast = fast.mark_lost_rfc6675(3, 100);
+                let n_slow = is_lost_everywhere(&mut slow, 3, 100);
+                let flags = |sb: &Scoreboard| sb.segs.iter().map(|s| (s.seq, s.flags)).collect::<Vec<_>>();
+                prop_assert_eq!(flags(&fast), flags(&slow));
+                prop_assert_eq!(n_fast, n_slow);
+                fast.check_invariants();
             }
         }
     }
