@@ -42,7 +42,12 @@ def algorithms() -> list[str]: ...
 
 class CongestionControl:
     def __init__(
-        self, name: str, mss: int = 1400, initial_cwnd: int = 10, hystart: bool | None = None
+        self,
+        name: str,
+        mss: int = 1400,
+        initial_cwnd: int = 10,
+        hystart: bool | None = None,
+        seed: int | None = None,
     ) -> None: ...
     def on_ack(
         self,
@@ -51,10 +56,36 @@ class CongestionControl:
         rtt: float | None = None,
         cwnd_limited: bool = True,
         in_flight: int = 0,
+        *,
+        prior_in_flight: int | None = None,
+        srtt: float | None = None,
+        min_rtt: float | None = None,
+        delivered: int | None = None,
+        lost: int | None = None,
+        losses: int = 0,
+        rate_delivered: int | None = None,
+        rate_interval: float | None = None,
+        prior_delivered: int | None = None,
+        rate_app_limited: bool = False,
+        rate_is_retrans: bool = False,
+        acked_bytes: int | None = None,
+        snd_una: int = 0,
+        snd_nxt: int = 0,
+        paced: bool = False,
+        next_departure: float | None = None,
     ) -> None: ...
-    def on_loss(self, now: float) -> None: ...
+    def on_loss(self, now: float, snd_nxt: int = 0) -> None: ...
     def exit_recovery(self, now: float) -> None: ...
-    def on_rto(self, now: float, in_flight: int = 0) -> None: ...
+    def on_rto(self, now: float, in_flight: int = 0, snd_una: int = 0, snd_nxt: int = 0) -> None: ...
+    def on_tx_start(self, now: float, idle: float, rto: float | None = None) -> None: ...
+    def set_link_view(
+        self,
+        grants: list[tuple[float, int, int, int, float] | tuple[float, int, int, int, float, float]],
+        sinr_db: float,
+        rlc_buffer_bytes: int = 0,
+        direction: str = "uplink",
+    ) -> None: ...
+    def clear_link_view(self) -> None: ...
     @property
     def cwnd(self) -> int: ...
     @property
@@ -63,6 +94,16 @@ class CongestionControl:
     def cwnd_bytes(self) -> int: ...
     @property
     def ssthresh_bytes(self) -> int | None: ...
+    @property
+    def pacing_rate_bps(self) -> int | None: ...
+    @property
+    def owns_window(self) -> bool: ...
+    @property
+    def app_limited_requested(self) -> bool: ...
+    @property
+    def delivered(self) -> int: ...
+    @property
+    def lost(self) -> int: ...
     @property
     def state(self) -> str: ...
     @property
