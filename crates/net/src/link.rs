@@ -13,12 +13,22 @@
 //! `delay` later — plus `reorder_delay` for the packets chosen for reordering, which is how
 //! later packets overtake it. Loss and impairments are drawn from the link's own named
 //! random streams.
+//!
+//! A constant-rate drop-tail link is served in closed form: a FIFO at a fixed rate starts
+//! each packet when the one before it ends, so at arrival its start, end of serialisation
+//! and arrival at the far node are known — no event per packet for the transmitter. The
+//! queue is then the packets whose start lies in the future; admission, wire loss and
+//! impairments (drawn in the same FIFO order), drops and counters are those of the
+//! event-driven transmitter, which remains for rate traces (outages need a packet to
+//! wait for the rate to come back) and CoDel (it decides at dequeue). When a departure
+//! and an arrival fall on the same instant, the departure counts first.
 
 use crate::loss::{LossModel, LossProcess};
 use crate::queue::{DropReason, Queue, QueueConfig, QueuedPacket};
 use crate::trace::{RateTrace, TraceServer};
 use mmtsim_engine::{Rate, SimRng, SimTime};
 use rand::Rng;
+use std::collections::VecDeque;
 
 /// Index of a packet in the world's packet arena.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -55,14 +65,26 @@ pub struct LinkConfig {
     pub mtu_bytes: u32,
 }
 
+/// A packet that will arrive at the far node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Delivery {
+    /// The packet.
+    pub pkt: PacketRef,
+    /// Arrival time at the far node.
+    pub at: SimTime,
+    /// A duplicate the world must copy.
+    pub duplicate: bool,
+    /// Held back by the reordering impairment: later packets may arrive before it.
+    pub held: bool,
+}
+
 /// What a link asks the world to do after an input.
 #[derive(Debug, Default)]
 pub struct LinkOutput {
     /// Packets dropped, with why.
     pub dropped: Vec<(PacketRef, DropReason)>,
-    /// Packets that will arrive at the far node, with their arrival time; `true` marks a
-    /// duplicate the world must copy.
-    pub delivered: Vec<(PacketRef, SimTime, bool)>,
+    /// Packets that will arrive at the far node, in the order they leave the transmitter.
+    pub delivered: Vec<Delivery>,
     /// The transmitter finishes its current packet at this time: schedule a `tx_done`.
     pub tx_done_at: Option<SimTime>,
 }
@@ -94,6 +116,20 @@ pub struct LinkStats {
 enum Transmitter {
     Constant(Rate),
     Trace(TraceServer),
+    /// Constant rate, drop-tail, served in closed form.
+    Fifo(Fifo),
+}
+
+/// The closed-form transmitter of a constant-rate drop-tail link.
+struct Fifo {
+    rate: Rate,
+    limit_bytes: u64,
+    limit_packets: u32,
+    /// Accepted packets not yet fully serialised: (start, end of serialisation, bytes), in
+    /// FIFO order. At most the front one is in service at any instant.
+    sched: VecDeque<(SimTime, SimTime, u32)>,
+    /// Bytes in `sched`.
+    sched_bytes: u64,
 }
 
 /// One link direction: queue, transmitter, wire.
@@ -120,9 +156,37 @@ impl LinkDir {
         cfg.impairments.drop_packets.sort_unstable();
         cfg.impairments.drop_packets.dedup();
         let tx = match cfg.rate.is_constant() {
+            Some(r) if cfg.queue.codel.is_none() => Transmitter::Fifo(Fifo {
+                rate: r,
+                limit_bytes: cfg.queue.limit_bytes.unwrap_or(u64::MAX),
+                limit_packets: cfg.queue.limit_packets.unwrap_or(u32::MAX),
+                sched: VecDeque::new(),
+                sched_bytes: 0,
+            }),
             Some(r) => Transmitter::Constant(r),
-            None => Transmitter::Trace(TraceServer::new(cfg.rate)),
+            None => Transmitter::Trace(TraceServer::new(cfg.rate.clone())),
         };
+        Self::with_transmitter(cfg, tx, loss_rng, impair_rng)
+    }
+
+    /// The same link served by a transmitter that finishes each packet in a `tx_done`
+    /// event, whatever its configuration (the reference the closed form is tested against).
+    pub fn event_driven(mut cfg: LinkConfig, loss_rng: SimRng, impair_rng: SimRng) -> Self {
+        cfg.impairments.drop_packets.sort_unstable();
+        cfg.impairments.drop_packets.dedup();
+        let tx = match cfg.rate.is_constant() {
+            Some(r) => Transmitter::Constant(r),
+            None => Transmitter::Trace(TraceServer::new(cfg.rate.clone())),
+        };
+        Self::with_transmitter(cfg, tx, loss_rng, impair_rng)
+    }
+
+    fn with_transmitter(
+        cfg: LinkConfig,
+        tx: Transmitter,
+        loss_rng: SimRng,
+        impair_rng: SimRng,
+    ) -> Self {
         LinkDir {
             queue: Queue::new(&cfg.queue, cfg.mtu_bytes),
             tx,
@@ -150,6 +214,32 @@ impl LinkDir {
             size_bytes,
             enqueued_at: now,
         };
+        if let Transmitter::Fifo(f) = &mut self.tx {
+            f.settle(now, &mut self.stats);
+            // A packet that finds the transmitter idle is never refused (as below).
+            if let Some(&(_, busy_until, _)) = f.sched.back() {
+                let (bytes, packets) = f.waiting(now);
+                if !crate::queue::droptail::admits(
+                    bytes,
+                    packets,
+                    size_bytes,
+                    f.limit_bytes,
+                    f.limit_packets,
+                ) {
+                    self.stats.tail_drops += 1;
+                    out.dropped.push((pkt, DropReason::TailDrop));
+                    return;
+                }
+                let done = busy_until + f.rate.tx_time(size_bytes as u64);
+                f.push(busy_until, done, size_bytes);
+                self.put_on_wire(done, qp, out);
+            } else {
+                let done = now + f.rate.tx_time(size_bytes as u64);
+                f.push(now, done, size_bytes);
+                self.put_on_wire(done, qp, out);
+            }
+            return;
+        }
         if self.in_service.is_none() && self.queue.is_empty() {
             self.start(now, qp, out);
             return;
@@ -164,6 +254,7 @@ impl LinkDir {
         let done = match &mut self.tx {
             Transmitter::Constant(r) => now + r.tx_time(qp.size_bytes as u64),
             Transmitter::Trace(s) => s.serve(now, qp.size_bytes as u64),
+            Transmitter::Fifo(_) => unreachable!("the closed-form transmitter has no events"),
         };
         self.in_service = Some(qp);
         if done != SimTime::NEVER {
@@ -191,6 +282,7 @@ impl LinkDir {
         }
     }
 
+    /// `qp` leaves the transmitter at `now` (its end of serialisation).
     fn put_on_wire(&mut self, now: SimTime, qp: QueuedPacket, out: &mut LinkOutput) {
         let index = self.wire_index;
         self.wire_index += 1;
@@ -208,25 +300,56 @@ impl LinkDir {
             }
         }
         let mut at = now + self.delay;
-        if self.impair.reorder_p > 0.0 && self.impair_rng.random::<f64>() < self.impair.reorder_p {
+        let held =
+            self.impair.reorder_p > 0.0 && self.impair_rng.random::<f64>() < self.impair.reorder_p;
+        if held {
             at += self.impair.reorder_delay;
         }
-        out.delivered.push((qp.pkt, at, false));
+        let d = Delivery {
+            pkt: qp.pkt,
+            at,
+            duplicate: false,
+            held,
+        };
+        out.delivered.push(d);
         if self.impair.duplicate_p > 0.0
             && self.impair_rng.random::<f64>() < self.impair.duplicate_p
         {
-            out.delivered.push((qp.pkt, at, true));
+            out.delivered.push(Delivery {
+                duplicate: true,
+                ..d
+            });
         }
     }
 
-    /// Bytes waiting in the queue (not counting the packet being serialised).
-    pub fn queue_bytes(&self) -> u64 {
-        self.queue.bytes()
+    /// Bytes waiting in the queue at `now` (not counting the packet being serialised).
+    pub fn queue_bytes(&mut self, now: SimTime) -> u64 {
+        match &mut self.tx {
+            Transmitter::Fifo(f) => {
+                f.settle(now, &mut self.stats);
+                f.waiting(now).0
+            }
+            _ => self.queue.bytes(),
+        }
     }
 
-    /// Packets waiting in the queue.
-    pub fn queue_packets(&self) -> usize {
-        self.queue.len()
+    /// Packets waiting in the queue at `now`.
+    pub fn queue_packets(&mut self, now: SimTime) -> usize {
+        match &mut self.tx {
+            Transmitter::Fifo(f) => {
+                f.settle(now, &mut self.stats);
+                f.waiting(now).1
+            }
+            _ => self.queue.len(),
+        }
+    }
+
+    /// Brings the counters up to `now` (the closed-form transmitter counts a packet as
+    /// transmitted when its serialisation ends, which no event marks).
+    pub fn settle(&mut self, now: SimTime) {
+        if let Transmitter::Fifo(f) = &mut self.tx {
+            f.settle(now, &mut self.stats);
+        }
     }
 
     /// One-way propagation delay.
@@ -239,6 +362,37 @@ impl LinkDir {
         match &self.tx {
             Transmitter::Constant(r) => *r,
             Transmitter::Trace(s) => s.trace().mean_rate(SimTime::ZERO, SimTime::from_secs(60)),
+            Transmitter::Fifo(f) => f.rate,
+        }
+    }
+}
+
+impl Fifo {
+    fn push(&mut self, start: SimTime, done: SimTime, bytes: u32) {
+        self.sched.push_back((start, done, bytes));
+        self.sched_bytes += bytes as u64;
+    }
+
+    /// Retires the packets whose serialisation ended by `now`.
+    fn settle(&mut self, now: SimTime, stats: &mut LinkStats) {
+        while let Some(&(_, done, bytes)) = self.sched.front() {
+            if done > now {
+                break;
+            }
+            self.sched.pop_front();
+            self.sched_bytes -= bytes as u64;
+            stats.tx_packets += 1;
+            stats.tx_bytes += bytes as u64;
+        }
+    }
+
+    /// (bytes, packets) waiting at `now`, after [`Fifo::settle`]: all but the one in service.
+    fn waiting(&self, now: SimTime) -> (u64, usize) {
+        match self.sched.front() {
+            Some(&(start, _, bytes)) if start <= now => {
+                (self.sched_bytes - bytes as u64, self.sched.len() - 1)
+            }
+            _ => (self.sched_bytes, self.sched.len()),
         }
     }
 }
@@ -250,7 +404,7 @@ mod tests {
 
     fn link(rate: Rate, delay_ms: u64, limit_bytes: Option<u64>) -> LinkDir {
         let s = RngStreams::new(1);
-        LinkDir::new(
+        LinkDir::event_driven(
             LinkConfig {
                 rate: RateTrace::constant(rate),
                 delay: SimTime::from_ms(delay_ms),
@@ -278,10 +432,10 @@ mod tests {
             l.enqueue(SimTime::ZERO, PacketRef(i), 1500, &mut out);
         }
         let mut next = out.tx_done_at.take();
-        assert_eq!(l.queue_bytes(), 3000);
+        assert_eq!(l.queue_bytes(SimTime::ZERO), 3000);
         while let Some(t) = next {
             l.tx_done(t, &mut out);
-            arrivals.extend(out.delivered.drain(..).map(|(p, at, _)| (p.0, at)));
+            arrivals.extend(out.delivered.drain(..).map(|d| (d.pkt.0, d.at)));
             next = out.tx_done_at.take();
         }
         assert_eq!(
@@ -297,7 +451,7 @@ mod tests {
     #[test]
     fn listed_packets_are_dropped_exactly() {
         let s = RngStreams::new(1);
-        let mut l = LinkDir::new(
+        let mut l = LinkDir::event_driven(
             LinkConfig {
                 rate: RateTrace::constant(Rate::mbps(12)),
                 delay: SimTime::ZERO,
@@ -323,7 +477,7 @@ mod tests {
         let mut delivered = vec![];
         while let Some(t) = next {
             l.tx_done(t, &mut out);
-            delivered.extend(out.delivered.drain(..).map(|(p, _, _)| p.0));
+            delivered.extend(out.delivered.drain(..).map(|d| d.pkt.0));
             next = out.tx_done_at.take();
         }
         assert_eq!(delivered, vec![0, 2, 4]);
@@ -340,5 +494,134 @@ mod tests {
         }
         assert_eq!(out.dropped, vec![(PacketRef(2), DropReason::TailDrop)]);
         assert_eq!(l.stats.tail_drops, 1);
+    }
+
+    fn config(
+        rate: Rate,
+        delay_ms: u64,
+        limit: (Option<u64>, Option<u32>),
+        imp: Impairments,
+    ) -> LinkConfig {
+        LinkConfig {
+            rate: RateTrace::constant(rate),
+            delay: SimTime::from_ms(delay_ms),
+            queue: QueueConfig {
+                limit_bytes: limit.0,
+                limit_packets: limit.1,
+                codel: None,
+            },
+            impairments: imp,
+            mtu_bytes: 1500,
+        }
+    }
+
+    #[test]
+    fn closed_form_serialises_and_tail_drops_like_the_definition() {
+        // 12 Mbit/s: 1500 B = 1 ms; 10 ms delay; room for one waiting packet (1500 B).
+        // Packets at t = 0, 0, 0, 0.5 ms, 1 ms, 2.5 ms:
+        // p0 starts at 0, ends 1 ms → arrives 11 ms; p1 waits, 1–2 ms → 12 ms; p2 finds
+        // 1500 B waiting → dropped; p3 at 0.5 ms likewise; p4 at 1 ms: p0 has left (a
+        // departure at the same instant counts first), p1 is in service, nothing waits →
+        // 2–3 ms → 13 ms; p5 at 2.5 ms: p4 in service, nothing waits → 3–4 ms → 14 ms.
+        let s = RngStreams::new(1);
+        let mut l = LinkDir::new(
+            config(
+                Rate::mbps(12),
+                10,
+                (Some(1500), None),
+                Impairments::default(),
+            ),
+            s.stream("l"),
+            s.stream("i"),
+        );
+        let mut out = LinkOutput::default();
+        for (i, t_us) in [0u64, 0, 0, 500, 1000, 2500].into_iter().enumerate() {
+            l.enqueue(SimTime::from_us(t_us), PacketRef(i as u32), 1500, &mut out);
+        }
+        assert_eq!(out.tx_done_at, None, "no transmitter events");
+        let arrivals: Vec<_> = out.delivered.iter().map(|d| (d.pkt.0, d.at)).collect();
+        assert_eq!(
+            arrivals,
+            vec![
+                (0, SimTime::from_ms(11)),
+                (1, SimTime::from_ms(12)),
+                (4, SimTime::from_ms(13)),
+                (5, SimTime::from_ms(14))
+            ]
+        );
+        let dropped: Vec<_> = out.dropped.iter().map(|d| d.0 .0).collect();
+        assert_eq!(dropped, vec![2, 3]);
+        // At 3.5 ms p5 is in service and nothing waits; p0, p1 and p4 have been sent.
+        assert_eq!(l.queue_bytes(SimTime::from_us(3500)), 0);
+        assert_eq!(l.stats.tx_packets, 3);
+        l.settle(SimTime::from_ms(4));
+        assert_eq!((l.stats.tx_packets, l.stats.tail_drops), (4, 2));
+    }
+
+    proptest::proptest! {
+        /// The closed-form transmitter produces the same arrivals, drops, counters and
+        /// queue samples as the event-driven one, for random arrivals, sizes, limits and
+        /// impairments (loss, duplication, reordering, listed drops).
+        #[test]
+        fn closed_form_equals_the_event_driven_transmitter(
+            arrivals in proptest::collection::vec((0u64..3000, 40u32..1500), 1..200),
+            limit_b in proptest::option::of(1500u64..20_000),
+            limit_p in proptest::option::of(1u32..12),
+            loss in proptest::option::of(0.0f64..0.3),
+            dup in 0.0f64..0.2,
+            reorder in 0.0f64..0.2,
+            drops in proptest::collection::vec(0u64..100, 0..5),
+        ) {
+            let imp = Impairments {
+                loss: loss.map(|p| LossModel::Bernoulli { p }),
+                duplicate_p: dup,
+                reorder_p: reorder,
+                reorder_delay: SimTime::from_ms(3),
+                drop_packets: drops,
+            };
+            let cfg = config(Rate::mbps(10), 5, (limit_b, limit_p), imp);
+            let s = RngStreams::new(7);
+            let mut fast = LinkDir::new(cfg.clone(), s.stream("l"), s.stream("i"));
+            let mut slow = LinkDir::event_driven(cfg, s.stream("l"), s.stream("i"));
+            // Arrival times: cumulative gaps in µs, so bursts and idle periods both occur.
+            let mut t = SimTime::ZERO;
+            let (mut of, mut os) = (LinkOutput::default(), LinkOutput::default());
+            let mut pending: Option<SimTime> = None;
+            let (mut got_f, mut got_s) = (vec![], vec![]);
+            let mut samples = (vec![], vec![]);
+            for (i, &(gap_us, size)) in arrivals.iter().enumerate() {
+                t += SimTime::from_us(gap_us);
+                // Departures up to and including t first (the documented tie rule).
+                while let Some(d) = pending.filter(|&d| d <= t) {
+                    slow.tx_done(d, &mut os);
+                    pending = os.tx_done_at.take();
+                }
+                fast.enqueue(t, PacketRef(i as u32), size, &mut of);
+                slow.enqueue(t, PacketRef(i as u32), size, &mut os);
+                if let Some(d) = os.tx_done_at.take() {
+                    pending = Some(d);
+                }
+                samples.0.push((fast.queue_bytes(t), fast.queue_packets(t)));
+                samples.1.push((slow.queue_bytes(t), slow.queue_packets(t)));
+            }
+            while let Some(d) = pending {
+                slow.tx_done(d, &mut os);
+                pending = os.tx_done_at.take();
+            }
+            got_f.append(&mut of.delivered);
+            got_s.append(&mut os.delivered);
+            fast.settle(SimTime::NEVER);
+            proptest::prop_assert_eq!(got_f, got_s);
+            // Wire losses are known at arrival in closed form, at departure otherwise: the
+            // same drops, reported in a different order.
+            let key = |v: &Vec<(PacketRef, DropReason)>| {
+                let mut k: Vec<_> = v.iter().map(|(p, r)| (p.0, format!("{r:?}"))).collect();
+                k.sort();
+                k
+            };
+            proptest::prop_assert_eq!(key(&of.dropped), key(&os.dropped));
+            proptest::prop_assert_eq!(fast.stats, slow.stats);
+            proptest::prop_assert_eq!(samples.0, samples.1);
+        }
     }
 }

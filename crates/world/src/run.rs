@@ -369,15 +369,16 @@ impl Sim {
         for (p, _) in out.dropped.drain(..) {
             self.free.push(p.0);
         }
-        for (p, at, dup) in out.delivered.drain(..) {
-            let id = if dup {
+        for d in out.delivered.drain(..) {
+            let (p, at) = (d.pkt, d.at);
+            let id = if d.duplicate {
                 self.alloc(self.pkts[p.0 as usize])
             } else {
                 p.0
             };
             let ls = &mut self.links[l as usize];
             let in_order = ls.wire.back().is_none_or(|&(t, _)| t <= at);
-            if at == self.q.now() + ls.dir.delay() && in_order {
+            if !d.held && in_order {
                 ls.wire.push_back((at, id));
                 if !ls.wire_event_pending {
                     ls.wire_event_pending = true;
@@ -598,14 +599,14 @@ impl Sim {
             }
         }
         for (i, l) in self.links.iter_mut().enumerate() {
-            let occ = l.dir.queue_bytes();
+            let occ = l.dir.queue_bytes(now);
             l.occupancy_sum += occ as u128;
             l.occupancy_samples += 1;
             l.occupancy_max = l.occupancy_max.max(occ);
             self.q_link.push(i as u32);
             self.q_t_ns.push(now.ns());
             self.q_bytes.push(occ);
-            self.q_packets.push(l.dir.queue_packets() as u32);
+            self.q_packets.push(l.dir.queue_packets(now) as u32);
             self.q_drops
                 .push(l.dir.stats.tail_drops + l.dir.stats.aqm_drops);
         }
@@ -754,6 +755,9 @@ impl Sim {
             c_in.append(&mut fl.inflight_bytes);
             c_rw.append(&mut fl.rwnd_bytes);
             flows_json.push(j);
+        }
+        for l in &mut self.links {
+            l.dir.settle(end);
         }
         let links_json: Vec<_> = self
             .links
