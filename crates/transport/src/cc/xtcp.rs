@@ -98,6 +98,10 @@ pub struct Xtcp {
     has_view: bool,
     /// Segment size of the last ACK sample.
     mss: u32,
+    /// (time, grant count, newest grant time) of the last estimate: ACKs arrive in bursts
+    /// (a downlink transport block carries many), and an unchanged view at the same
+    /// instant gives the same estimate.
+    view_key: Option<(SimTime, usize, SimTime)>,
 }
 
 impl Xtcp {
@@ -111,6 +115,7 @@ impl Xtcp {
             reduced: false,
             has_view: false,
             mss: 1400,
+            view_key: None,
         }
     }
 
@@ -131,10 +136,20 @@ impl CongestionControl for Xtcp {
 
     fn link_view(&mut self, view: &dyn LinkView, now: SimTime) {
         self.has_view = true;
+        self.sinr_db = view.sinr_db();
+        let grants = view.grants(Direction::Uplink);
+        let key = (
+            now,
+            grants.len(),
+            grants.last().map_or(SimTime::ZERO, |g| g.time),
+        );
+        if self.view_key == Some(key) {
+            return;
+        }
+        self.view_key = Some(key);
         if let Some(r) = offered_rate_bps(view, Direction::Uplink, now, self.p.window) {
             self.grant_rate_bps = Some(r);
         }
-        self.sinr_db = view.sinr_db();
     }
 
     fn pkts_acked(&mut self, _w: &mut Window, s: &AckSample) {
