@@ -702,7 +702,9 @@ pub fn ran_config(
             max: vec3(b.max_m),
         })
         .collect();
-    if let (Some(ro), Some(area)) = (&r.random_obstacles, r.area.as_ref().and_then(area_box)) {
+    if let (Some(ro), Some(mut area)) = (&r.random_obstacles, r.area.as_ref().and_then(area_box)) {
+        // The area is unbounded in height; obstacles stand on the ground (z = 0).
+        area.min.z = 0.0;
         let mut keep: Vec<(Vec3, Vec3)> = r
             .gnbs
             .iter()

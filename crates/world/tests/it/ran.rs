@@ -346,3 +346,36 @@ app = {{ kind = "cbr", rate = "{rate_dl}" }}
         "round robin between directions: {dl} vs {ul}"
     );
 }
+
+/// Random obstacles stand on the ground and block: a UE walking 30 m along the lower edge of
+/// a 40 m × 30 m area crowded with 25 obstacles taller than the gNB (10–15 m against its
+/// 10 m) must lose line of sight somewhere in some of five layouts. (Obstacles standing at
+/// the area's unbounded floor would never block: LOS fraction 1 for every seed.)
+#[test]
+fn random_obstacles_block_the_line_of_sight() {
+    let toml = one_cell(
+        "4s",
+        r#"area = { min_m = [-20, -15], max_m = [20, 15] }
+random_obstacles = { count = 25, side_m = [2, 4], height_m = [10, 15] }"#,
+        r#"
+[[ran.ues]]
+name = "ue"
+position_m = [-15, -13, 1.5]
+mobility = { kind = "linear", velocity_mps = [7.5, 0, 0] }
+
+[[flows]]
+protocol = "udp"
+from = "server"
+to = "ue"
+app = { kind = "cbr", rate = "10Mbps" }
+"#,
+    );
+    let fractions: Vec<f64> = (1..=5)
+        .map(|seed| {
+            let out = run_seed(&toml, seed);
+            out.summary["ues"][0]["los_fraction"].as_f64().unwrap()
+        })
+        .collect();
+    eprintln!("LOS fractions over five layouts: {fractions:?}");
+    assert!(fractions.iter().any(|&f| f < 1.0), "{fractions:?}");
+}
