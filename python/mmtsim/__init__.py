@@ -7,6 +7,8 @@ Quick use::
     res.flows            # per-flow summary (polars DataFrame)
     res.table("rtt")     # every RTT sample (polars); res.table("rtt", pandas=True) for pandas
 
+    res = mmtsim.sweep("examples/sweeps/sweep-cc.toml", "out/cc")   # grid x seeds, resumable
+
 Runs release the GIL: a ``concurrent.futures.ThreadPoolExecutor`` runs several at once.
 Heavy dependencies (polars, pyarrow, matplotlib) are imported only when used.
 """
@@ -16,6 +18,13 @@ from __future__ import annotations
 from . import _core
 from ._core import Cancelled, MmtsimError, ScenarioError, SimulationError
 from .api import read_run, run, validate
+# The function shadows its module's name on the package: ``mmtsim.sweep(...)`` runs a sweep;
+# ``from mmtsim.sweep import load_sweep`` (or ``importlib.import_module``) reaches the module.
+from .sweep import SweepFileError, SweepResult, sweep
+# Same for summarize and report (modules summarize.py, report.py; they import polars and
+# matplotlib only when called).
+from .report import report
+from .summarize import SweepError, summarize
 
 __version__: str = _core.__version__
 
@@ -24,8 +33,14 @@ __all__ = [
     "MmtsimError",
     "ScenarioError",
     "SimulationError",
+    "SweepFileError",
+    "SweepResult",
+    "SweepError",
     "read_run",
+    "report",
     "run",
+    "sweep",
+    "summarize",
     "validate",
     "__version__",
 ]

@@ -38,6 +38,16 @@ def _set(text: str) -> str:
     return text
 
 
+def _workers(text: str) -> int:
+    try:
+        v = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--workers {text!r}: expected a whole number") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"--workers {v}: expected at least 1")
+    return v
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="mmtsim", description="Packet-level simulation of transport over mmWave networks.")
     p.add_argument("--version", action="version", version=f"mmtsim {_core.__version__}")
@@ -67,6 +77,20 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--out", default="bench.json", help="output file (default bench.json)")
     b.add_argument("--list", action="store_true", help="list the benchmarks and groups and exit")
     b.add_argument("--repeat", type=int, default=1, help="runs per benchmark; the best is kept")
+
+    sw = sub.add_parser("sweep", help="run a sweep file (grid x seeds x replicates) into a folder",
+                        description="Runs every run of SWEEP that DIR does not hold yet; "
+                                    "re-running resumes. Exit 0: all runs done, 1: some failed "
+                                    "(see DIR/failed/), 2: bad sweep file or flags.")
+    sw.add_argument("sweep_file", metavar="SWEEP", help="sweep file (TOML; see mmtsim.sweep)")
+    sw.add_argument("--out", required=True, metavar="DIR", help="sweep folder to write")
+    sw.add_argument("--workers", type=_workers, metavar="N",
+                    help="parallel runs in threads (default: all cores)")
+    sw.add_argument("--dask", metavar="ADDRESS",
+                    help="run on a Dask distributed scheduler (DIR must be on a shared filesystem)")
+    sw.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    _add_summary_commands(sub)  # summarize, report (block "sweep summaries" below)
 
     s = sub.add_parser("schema", help="print the JSON Schema of scenario files")
     s.add_argument("--out", help="write to this file instead of stdout")
@@ -100,6 +124,72 @@ def _print_flows(summary: dict) -> None:
         print("  ".join(c.rjust(w) for c, w in zip(r, widths)))
 
 
+# --- sweep summaries: `mmtsim summarize`, `mmtsim report` (python/mmtsim/summarize.py,
+# report.py) -------------------------------------------------------------------------------
+
+_SUMMARY_COMMANDS = ("summarize", "report")
+
+
+def _add_summary_commands(sub) -> None:
+    sm = sub.add_parser("summarize", help="mean and 95 %% CI of every metric per group of a sweep",
+                        description="Aggregates the runs of a sweep folder per group: writes "
+                                    "DIR/summary/ (metrics, per_run, ellipses, runs) and prints "
+                                    "the main metrics. Exit 2: not a sweep folder or no finished "
+                                    "run.")
+    sm.add_argument("sweep_dir", metavar="DIR", help="sweep folder (written by mmtsim sweep)")
+    sm.add_argument("--figures", action="store_true",
+                    help="also draw the figures into DIR/summary/figures (PNG and SVG)")
+    sm.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    rp = sub.add_parser("report", help="self-contained HTML report of a sweep folder",
+                        description="Writes one HTML file (figures inlined) with the summary "
+                                    "tables, bar charts, ellipses, time series, the runs left "
+                                    "out and, given paper numbers, a paper-vs-mmtsim table.")
+    rp.add_argument("sweep_dir", metavar="DIR", help="sweep folder (written by mmtsim sweep)")
+    rp.add_argument("--out", help="HTML file to write (default DIR/report.html)")
+    rp.add_argument("--paper", metavar="JSON",
+                    help='published numbers {"group_id/[entity/]metric": value} '
+                         "(default DIR/paper.json if it exists)")
+    rp.add_argument("--timeseries", type=int, default=4, metavar="N",
+                    help="time series of up to N runs, one per group (default 4)")
+
+
+def _dispatch_summary(args) -> int:
+    from .summarize import SweepError
+
+    try:
+        if args.cmd == "summarize":
+            from .summarize import compute, format_summary, write
+
+            summary = compute(Path(args.sweep_dir))
+            folder = write(summary)
+            files = []
+            if args.figures:
+                from .figures import write_figures
+
+                files = write_figures(Path(args.sweep_dir), summary=summary)
+            if not args.quiet:
+                print(format_summary(summary))
+                print(f"wrote {folder}/ (metrics.parquet, metrics.csv, per_run.parquet, "
+                      f"ellipses.parquet, ellipses.csv, runs.csv)"
+                      + (f" and {len(files)} figures" if files else ""))
+            return EXIT_OK
+        from .report import report
+
+        if args.timeseries < 0:
+            print("mmtsim: --timeseries must be 0 or more", file=sys.stderr)
+            return EXIT_USAGE
+        out = report(Path(args.sweep_dir), out=args.out, paper=args.paper,
+                     timeseries=args.timeseries)
+        print(f"wrote {out}")
+        return EXIT_OK
+    except SweepError as e:
+        print(f"mmtsim: {e}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+# --- end of sweep summaries ---------------------------------------------------------------
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -123,6 +213,8 @@ def main(argv=None) -> int:
 
 
 def _dispatch(args) -> int:
+    if args.cmd in _SUMMARY_COMMANDS:
+        return _dispatch_summary(args)
     if args.cmd == "run":
         from .api import run
 
@@ -181,6 +273,8 @@ def _dispatch(args) -> int:
             print(line)
         print(f"wrote {args.out}")
         return EXIT_OK
+    if args.cmd == "sweep":
+        return _sweep(args)
     if args.cmd == "schema":
         text = _core.schema()
         if args.out:
@@ -203,6 +297,42 @@ def _dispatch(args) -> int:
         _write_text(Path(args.output), out)
         return EXIT_OK
     raise AssertionError(args.cmd)
+
+
+def _sweep(args) -> int:
+    from .sweep import SweepBusyError, SweepFileError, sweep
+
+    if args.workers is not None and args.dask is not None:
+        print("mmtsim: --workers and --dask exclude each other (the cluster has its own workers)",
+              file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        res = sweep(args.sweep_file, args.out, workers=args.workers, dask=args.dask,
+                    progress=not args.quiet and sys.stderr.isatty())
+    except SweepFileError as e:
+        print(f"mmtsim: invalid sweep file {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except SweepBusyError as e:
+        print(f"mmtsim: {e}", file=sys.stderr)
+        return EXIT_FAIL
+    except ImportError as e:  # --dask without the distributed package
+        print(f"mmtsim: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    for rid in res.failed[:10]:
+        f = res.out / "failed" / f"{rid}.json"
+        try:
+            d = json.loads(f.read_text())
+            why = f"{d['group_id']}, seed {d['seed']}" + (
+                f", replicate {d['replicate']}" if d["replicate"] is not None else "")
+            print(f"mmtsim: run {rid} ({why}) failed: {d['error_type']}: {d['error']}",
+                  file=sys.stderr)
+        except (OSError, ValueError, KeyError):
+            print(f"mmtsim: run {rid} failed (see {f})", file=sys.stderr)
+    if len(res.failed) > 10:
+        print(f"mmtsim: ... and {len(res.failed) - 10} more failed runs in {res.out / 'failed'}",
+              file=sys.stderr)
+    print(res)
+    return EXIT_FAIL if res.failed else EXIT_OK
 
 
 if __name__ == "__main__":
