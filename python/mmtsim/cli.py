@@ -91,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--quiet", action="store_true", help="no progress bar")
 
     _add_summary_commands(sub)  # summarize, report (block "sweep summaries" below)
+    _add_reproduce_command(sub)
 
     s = sub.add_parser("schema", help="print the JSON Schema of scenario files")
     s.add_argument("--out", help="write to this file instead of stdout")
@@ -190,6 +191,58 @@ def _dispatch_summary(args) -> int:
 # --- end of sweep summaries ---------------------------------------------------------------
 
 
+def _add_reproduce_command(sub) -> None:
+    from .reproduce import REPRODUCTIONS
+
+    rp = sub.add_parser("reproduce", help="reproduce a paper's study: sweep, summary, report",
+                        description="Runs a packaged reproduction (" + ", ".join(REPRODUCTIONS)
+                                    + ") as a resumable sweep, then writes DIR/report.html with "
+                                    "the paper's numbers next to ours and prints the paper's "
+                                    "findings, each checked.")
+    rp.add_argument("name", metavar="NAME", help="one of: " + ", ".join(REPRODUCTIONS))
+    rp.add_argument("--out", help="folder (default out/NAME)")
+    rp.add_argument("--runs", type=int, help="seeds per group (default: the paper's)")
+    rp.add_argument("--duration", help="shorten every run, e.g. 10s (quick checks only)")
+    rp.add_argument("--workers", type=int, help="parallel runs (default: all cores)")
+    rp.add_argument("--dask", metavar="ADDRESS", help="run on a Dask distributed scheduler")
+    rp.add_argument("--no-timeseries", action="store_true",
+                    help="skip the time-series runs and figures")
+    rp.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _reproduce(args) -> int:
+    from .reproduce import REPRODUCTIONS, ReproduceError, format_findings, reproduce
+    from .sweep import SweepBusyError, SweepFileError
+
+    if args.name not in REPRODUCTIONS:
+        print(f"mmtsim: unknown reproduction {args.name!r}; known: "
+              + ", ".join(REPRODUCTIONS), file=sys.stderr)
+        return EXIT_USAGE
+    if args.workers is not None and args.dask is not None:
+        print("mmtsim: --workers and --dask exclude each other", file=sys.stderr)
+        return EXIT_USAGE
+    if args.duration is not None:
+        try:
+            if _core.parse_duration(args.duration) <= 0:
+                raise ValueError("expected a positive duration")
+        except ValueError as e:
+            print(f"mmtsim: --duration {args.duration!r}: {e}", file=sys.stderr)
+            return EXIT_USAGE
+    try:
+        res = reproduce(args.name, out=args.out, runs=args.runs, workers=args.workers,
+                        dask=args.dask, duration=args.duration,
+                        progress=not args.quiet and sys.stderr.isatty(),
+                        timeseries=not args.no_timeseries)
+    except (ReproduceError, SweepFileError) as e:
+        print(f"mmtsim: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except SweepBusyError as e:
+        print(f"mmtsim: {e}", file=sys.stderr)
+        return EXIT_FAIL
+    print(format_findings(res))
+    return EXIT_OK if res.sweep.n_failed == 0 else EXIT_FAIL
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -213,6 +266,8 @@ def main(argv=None) -> int:
 
 
 def _dispatch(args) -> int:
+    if args.cmd == "reproduce":
+        return _reproduce(args)
     if args.cmd in _SUMMARY_COMMANDS:
         return _dispatch_summary(args)
     if args.cmd == "run":

@@ -230,8 +230,9 @@ def _base(base: Any) -> str:
 
 
 def render(summary: SweepSummary, paper: Mapping[str, Any] | None = None,
-           timeseries: int = 4) -> str:
-    """The report of a computed sweep summary, as HTML text."""
+           timeseries: int = 4, extra_html: str = "") -> str:
+    """The report of a computed sweep summary, as HTML text. ``extra_html`` (e.g. a
+    reproduction's findings and figures) goes right after the summary tables."""
     from .figures import bar_figure, ellipse_figure, representative_runs, timeseries_figure
     from .figures import STANDARD_BARS
 
@@ -252,6 +253,8 @@ def render(summary: SweepSummary, paper: Mapping[str, Any] | None = None,
     parts.append(_main_tables(summary))
     if paper:
         parts.append(_paper_section(paper_comparison(summary, paper)))
+    if extra_html:
+        parts.append(extra_html)
     parts.append("<h2 id=\"bars\">metrics per group</h2>")
     kinds = set(summary.metrics["entity_kind"].unique().to_list())
     metrics_present = set(summary.metrics["metric"].unique().to_list())

@@ -1,0 +1,607 @@
+"""``mmtsim reproduce NAME``: the X-TCP paper's (seed 000) studies, end to end.
+
+Each reproduction is a sweep (:mod:`mmtsim.sweep`) over a packaged scenario
+(``mmtsim/reproductions/*.toml``, Table I of the paper as defaults), followed by the
+summary (:mod:`mmtsim.summarize`), the paper's figures redrawn from our runs, a list of the
+paper's findings each checked against our numbers, and the HTML report with every
+published number next to ours.
+
+- ``xtcp-outage`` (Fig. 5, Table II, Fig. 4): one UE at 5 m/s, LOS → NLOS behind a
+  building → a forced 1 s outage after 30 m → 30 m more NLOS → LOS with five small
+  obstacles; uplink at R_app,max = 2 Gbit/s with xtcp, bic, illinois, cubic and newreno;
+  ``runs`` independent channel realisations (seeds) each (paper: 200).
+- ``xtcp-random`` (Fig. 1, Fig. 3, Fig. 2): two UEs crossing a rectangle with random
+  obstacles at 1.75 m/s; both X-TCP, both CUBIC, and one of each; R_app,max ∈ {1, 2}
+  Gbit/s; every seed also run with the two trajectories swapped (a paired replicate).
+
+The sweep records no per-ACK RTT samples (``metrics.rtt = false``; the summary keeps mean
+and minimum) to keep 1000-run sweeps fast; the time-series figures come from separate runs
+of the first seed with every sample recorded. Nothing of Table I is changed to approach the
+paper's numbers: where ours differ, the report and the findings say so.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from . import _toml
+
+HERE = Path(__file__).resolve().parent / "reproductions"
+
+XTCP_OUTAGE_CCS = ["xtcp", "bic", "illinois", "cubic", "newreno"]
+
+#: Table II of seed 000: mean throughput (Mbit/s) ± 95 % CI half-width over N = 200 runs.
+TABLE_II = {
+    "xtcp": (1225.21, 15.81),
+    "bic": (1051.32, 10.42),
+    "illinois": (949.87, 10.78),
+    "cubic": (342.79, 8.46),
+    "newreno": (342.46, 10.33),
+}
+
+#: When the outage scenario's UE is back in LOS (s), from the geometry in xtcp-outage.toml.
+OUTAGE_LOS_BACK_S = 15.0
+#: "Full utilisation" for the recovery time: the 0.5 s moving mean of goodput reaches this
+#: share of R_app,max (2 Gbit/s), below the LOS link rate, so an app-limited flow reaches it.
+RECOVERY_SHARE = 0.9
+R_APP_OUTAGE_MBPS = 2000.0
+
+
+@dataclass
+class Finding:
+    """One of the paper's statements, with our numbers."""
+
+    statement: str
+    paper: str
+    ours: str
+    holds: bool | None  # None: cannot be judged from this run set
+
+
+@dataclass
+class Reproduction:
+    name: str
+    title: str
+    scenario: str
+    default_runs: int
+    sweep: Callable[[int, str | None], dict]
+    analyse: Callable[[Path, Any], tuple[list[Finding], list[str], dict]]
+    timeseries: Callable[[Path, str | None], list[str]]
+    paper: dict = field(default_factory=dict)
+
+
+class ReproduceError(ValueError):
+    """Bad arguments to a reproduction."""
+
+
+# ---------------------------------------------------------------------------------------
+# Sweep files
+# ---------------------------------------------------------------------------------------
+
+
+def _common_set(duration: str | None) -> dict:
+    s: dict[str, Any] = {"metrics.rtt": False}
+    if duration is not None:
+        s["simulation.duration"] = duration
+    return s
+
+
+def _outage_sweep(runs: int, duration: str | None) -> dict:
+    return {
+        "description": "seed 000, Fig. 5 / Table II: throughput after an RTO",
+        "base": str(HERE / "xtcp-outage.toml"),
+        "seeds": runs,
+        "set": _common_set(duration),
+        "axes": [{"name": "cc", "key": "flows.0.cc", "values": XTCP_OUTAGE_CCS}],
+    }
+
+
+def _random_sweep(runs: int, duration: str | None) -> dict:
+    def both(a: str, b: str) -> dict:
+        return {"flows.0.cc": a, "flows.1.cc": b}
+
+    def rate(r: str) -> dict:
+        return {"flows.0.app.rate": r, "flows.1.app.rate": r}
+
+    return {
+        "description": "seed 000, Fig. 1 / Fig. 3: two UEs, random obstacles",
+        "base": str(HERE / "xtcp-random.toml"),
+        "seeds": runs,
+        "set": _common_set(duration),
+        "axes": [
+            {"name": "mix", "variants": [
+                {"label": "xtcp", "set": both("xtcp", "xtcp")},
+                {"label": "cubic", "set": both("cubic", "cubic")},
+                {"label": "mixed", "set": both("xtcp", "cubic")},
+            ]},
+            {"name": "rapp", "variants": [
+                {"label": "1G", "set": rate("1Gbps")},
+                {"label": "2G", "set": rate("2Gbps")},
+            ]},
+        ],
+        # UE1 on the lower edge, UE2 in the upper part; swapped: the other way round.
+        "replicates": [
+            {"name": "as-is", "set": {}},
+            {"name": "swapped", "set": {"ran.ues.0.position_m": [10, 45, 1.5],
+                                        "ran.ues.1.position_m": [10, 2, 1.5]}},
+        ],
+    }
+
+
+def _sweep_toml(d: dict) -> str:
+    """The sweep dict as TOML (quoted key paths, as the sweep format requires)."""
+    lines = []
+    for k in ("description", "base", "seeds"):
+        lines.append(f"{k} = {_toml.value(d[k], k)}")
+    lines.append("set = " + _inline(d["set"]))
+    for a in d["axes"]:
+        lines.append("\n[[axes]]")
+        lines.append(f"name = {_toml.value(a['name'], 'name')}")
+        if "key" in a:
+            lines.append(f"key = {_toml.value(a['key'], 'key')}")
+            lines.append(f"values = {_toml.value(a['values'], 'values')}")
+        else:
+            vs = ", ".join("{ label = %s, set = %s }" % (_toml.value(v["label"], "label"),
+                                                         _inline(v["set"]))
+                           for v in a["variants"])
+            lines.append(f"variants = [{vs}]")
+    for r in d.get("replicates", []):
+        lines.append("\n[[replicates]]")
+        lines.append(f"name = {_toml.value(r['name'], 'name')}")
+        lines.append("set = " + _inline(r["set"]))
+    return "\n".join(lines) + "\n"
+
+
+def _inline(m: dict) -> str:
+    return "{ " + ", ".join(f"{json.dumps(k)} = {_toml.value(v, k)}" for k, v in m.items()) + " }"
+
+
+# ---------------------------------------------------------------------------------------
+# Analysis helpers
+# ---------------------------------------------------------------------------------------
+
+
+def _per_run(summary) -> list[dict]:
+    return summary.per_run.to_dicts()
+
+
+def _values(rows, **match) -> dict[str, float]:
+    """{run_id: value} of the per-run rows matching ``match``."""
+    out = {}
+    for r in rows:
+        if all(r.get(k) == v for k, v in match.items()) and r["value"] is not None:
+            out[r["run_id"]] = r["value"]
+    return out
+
+
+def _ci(values) -> tuple[float | None, float | None, int]:
+    from .stats import mean_ci
+
+    m = mean_ci(list(values))
+    half = None if m.ci_high is None or m.mean is None else m.ci_high - m.mean
+    return m.mean, half, m.n
+
+
+def _fmt(mean, half, unit="") -> str:
+    if mean is None:
+        return "-"
+    if half is None:
+        return f"{mean:.1f}{unit}"
+    return f"{mean:.1f} ± {half:.1f}{unit}"
+
+
+def _html_table(header, rows) -> str:
+    from .report import _html_table
+
+    return _html_table(header, [[str(c) for c in r] for r in rows])
+
+
+# ---------------------------------------------------------------------------------------
+# xtcp-outage
+# ---------------------------------------------------------------------------------------
+
+
+def recovery_time_s(t_s, goodput_mbps, after_s: float, target_mbps: float,
+                    window_s: float = 0.5) -> float | None:
+    """Seconds from ``after_s`` until the ``window_s`` moving mean of the goodput bins first
+    reaches ``target_mbps`` (None if it never does)."""
+    import numpy as np
+
+    t = np.asarray(t_s, dtype=float)
+    g = np.asarray(goodput_mbps, dtype=float)
+    if t.size < 2:
+        return None
+    bin_s = float(np.median(np.diff(t)))
+    k = max(1, int(round(window_s / bin_s)))
+    sel = t >= after_s - 1e-9
+    t, g = t[sel], g[sel]
+    if g.size < k:
+        return None
+    mov = np.convolve(g, np.ones(k) / k, mode="valid")
+    hit = np.nonzero(mov >= target_mbps)[0]
+    if hit.size == 0:
+        return None
+    # The window ending at bin i + k − 1 first reaches the target: its end is the instant.
+    return float(t[hit[0] + k - 1] + bin_s - after_s)
+
+
+def _outage_analyse(out: Path, summary) -> tuple[list[Finding], list[str], dict]:
+    import polars as pl
+
+    from .results import RunResult
+
+    rows = _per_run(summary)
+    table = {}
+    for cc in XTCP_OUTAGE_CCS:
+        v = _values(rows, group_id=f"cc={cc}", entity_kind="flow", entity="ue",
+                    metric="goodput_mbps")
+        table[cc] = _ci(v.values())
+    # Recovery after the RTO: from the return of LOS, per run.
+    rec: dict[str, list[float | None]] = {cc: [] for cc in XTCP_OUTAGE_CCS}
+    for r in summary.ok_runs:
+        cc = r.group.get("cc")
+        g = pl.read_parquet(out / r.path / "goodput.parquet")
+        rec[cc].append(recovery_time_s(g["t_s"].to_list(), g["goodput_mbps"].to_list(),
+                                       OUTAGE_LOS_BACK_S, RECOVERY_SHARE * R_APP_OUTAGE_MBPS))
+    rec_stats = {}
+    for cc, xs in rec.items():
+        done = [x for x in xs if x is not None]
+        rec_stats[cc] = (_ci(done), len(done), len(xs))
+
+    means = {cc: table[cc][0] for cc in XTCP_OUTAGE_CCS}
+    have = all(m is not None for m in means.values())
+    findings = []
+    if have:
+        best = max(means, key=lambda c: means[c])
+        findings.append(Finding(
+            "X-TCP has the highest mean throughput",
+            "1225 Mbit/s, next BIC 1051",
+            f"highest: {best} ({means[best]:.0f} Mbit/s); X-TCP {means['xtcp']:.0f}",
+            best == "xtcp"))
+        low = max(means["cubic"], means["newreno"])
+        findings.append(Finding(
+            "BIC and Illinois follow; CUBIC and NewReno are lowest",
+            "BIC 1051, Illinois 950 > CUBIC 343, NewReno 342",
+            f"BIC {means['bic']:.0f}, Illinois {means['illinois']:.0f}; CUBIC "
+            f"{means['cubic']:.0f}, NewReno {means['newreno']:.0f}",
+            min(means["bic"], means["illinois"]) > low))
+        findings.append(Finding(
+            "BIC above Illinois",
+            "1051 vs 950",
+            f"{means['bic']:.0f} vs {means['illinois']:.0f}",
+            means["bic"] > means["illinois"]))
+    r_x = rec_stats["xtcp"][0][0]
+    others = {cc: rec_stats[cc][0][0] for cc in XTCP_OUTAGE_CCS if cc != "xtcp"}
+    if r_x is not None:
+        worse = all(v is None or v >= r_x for v in others.values())
+        findings.append(Finding(
+            "X-TCP recovers fastest after the RTO",
+            "X-TCP almost at once; BIC in 5 s, Illinois in 9 s; CUBIC and NewReno not within "
+            "the run",
+            "; ".join(f"{cc} {_fmt(*rec_stats[cc][0][:2], ' s')} "
+                      f"({rec_stats[cc][1]}/{rec_stats[cc][2]} runs recover)"
+                      for cc in XTCP_OUTAGE_CCS),
+            worse))
+
+    rows_html = []
+    for cc in XTCP_OUTAGE_CCS:
+        pm, ph = TABLE_II[cc]
+        m, h, n = table[cc]
+        (rm, rh, _), k, nn = rec_stats[cc]
+        rows_html.append([cc, f"{pm:.1f} ± {ph:.1f}", _fmt(m, h), n,
+                          "-" if m is None else f"{(m - pm) / pm:+.0%}",
+                          _fmt(rm, rh, " s") + f" ({k}/{nn})"])
+    section = ("<h3>Table II: mean throughput (Mbit/s) with 95 % CI</h3>"
+               + _html_table(["algorithm", "paper (N = 200)", "mmtsim", "runs",
+                              "difference", f"recovery to {RECOVERY_SHARE:.0%} of R_app after "
+                              f"LOS returns at {OUTAGE_LOS_BACK_S:g} s"], rows_html))
+    numbers = {"table_ii": {cc: {"paper": TABLE_II[cc], "mmtsim": table[cc][:2],
+                                 "runs": table[cc][2],
+                                 "recovery_s": rec_stats[cc][0][:2],
+                                 "recovered_runs": rec_stats[cc][1]}
+                            for cc in XTCP_OUTAGE_CCS}}
+    return findings, [section], numbers
+
+
+def _outage_timeseries(out: Path, duration: str | None) -> list[str]:
+    """Fig. 4-like: goodput over time of every algorithm, seed 1."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .api import run
+    from .figures import save
+
+    fig, ax = plt.subplots(figsize=(9, 3.5))
+    for cc in XTCP_OUTAGE_CCS:
+        ov = {"flows.0.cc": cc}
+        if duration is not None:
+            ov["simulation.duration"] = duration
+        res = run(HERE / "xtcp-outage.toml", seed=1, overrides=ov)
+        g = res.table("goodput")
+        ax.plot(g["t_s"].to_numpy(), g["goodput_mbps"].to_numpy(), label=cc, lw=1)
+    for a, b, what in [(2, 8, "NLOS"), (8, 9, "outage"), (9, 15, "NLOS")]:
+        ax.axvspan(a, b, color="0.85" if what == "NLOS" else "0.6", lw=0)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("goodput (Mbit/s)")
+    ax.set_title("xtcp-outage, seed 1 (cf. seed 000, Fig. 4); grey: NLOS, dark: outage")
+    ax.legend(ncol=5, fontsize=8)
+    fig.tight_layout()
+    base = out / "figures" / "fig4-goodput"
+    save(fig, base)
+    from .report import _img
+
+    return ["<h3>Fig. 4-like: goodput over time (seed 1)</h3>" + _img(fig, "Fig. 4-like")]
+
+
+# ---------------------------------------------------------------------------------------
+# xtcp-random
+# ---------------------------------------------------------------------------------------
+
+RANDOM_METRICS = [("rtt_mean_ms", "flow", "RTT (ms)"),
+                  ("rlc_ul_mean_bytes", "ue", "RLC buffer (kB)"),
+                  ("goodput_mbps", "flow", "throughput (Mbit/s)")]
+
+
+def _random_flavours(group: dict) -> dict[str, str]:
+    """Flow/UE name → congestion control, per the mix."""
+    mix = group.get("mix")
+    if mix == "mixed":
+        return {"ue1": "xtcp", "ue2": "cubic"}
+    return {"ue1": mix, "ue2": mix}
+
+
+def _random_analyse(out: Path, summary) -> tuple[list[Finding], list[str], dict]:
+    rows = _per_run(summary)
+    runs = {r.run_id: r for r in summary.ok_runs}
+    # Fig. 3: per (mix, rapp, flavour) the per-run mean over that flavour's flows/UEs.
+    fig3: dict[tuple[str, str, str], dict[str, tuple]] = {}
+    for (mix, rapp) in [(m, r) for m in ("xtcp", "cubic", "mixed") for r in ("1G", "2G")]:
+        for flav in ("xtcp", "cubic"):
+            cell = {}
+            for metric, kind, _ in RANDOM_METRICS:
+                per_run = []
+                for rid, rr in runs.items():
+                    if rr.group.get("mix") != mix or rr.group.get("rapp") != rapp:
+                        continue
+                    names = [n for n, f in _random_flavours(rr.group).items() if f == flav]
+                    vals = [v for n in names for v in
+                            [_values(rows, run_id=rid, entity_kind=kind, entity=n,
+                                     metric=metric).get(rid)] if v is not None]
+                    if vals:
+                        per_run.append(sum(vals) / len(vals))
+                if per_run:
+                    cell[metric] = _ci(per_run)
+            if cell:
+                fig3[(mix, rapp, flav)] = cell
+
+    def mean(mix, rapp, flav, metric):
+        c = fig3.get((mix, rapp, flav), {}).get(metric)
+        return None if c is None else c[0]
+
+    findings = []
+    for rapp in ("1G", "2G"):
+        rx, rc = mean("xtcp", rapp, "xtcp", "rtt_mean_ms"), mean("cubic", rapp, "cubic",
+                                                                 "rtt_mean_ms")
+        if rx is not None and rc is not None:
+            findings.append(Finding(
+                f"X-TCP's mean RTT is below CUBIC's (R_app {rapp})",
+                "about half: ratio ≈ 0.5 (Fig. 3a)", f"{rx:.1f} / {rc:.1f} ms = {rx / rc:.2f}", rx < rc))
+        bx, bc = (mean("xtcp", rapp, "xtcp", "rlc_ul_mean_bytes"),
+                  mean("cubic", rapp, "cubic", "rlc_ul_mean_bytes"))
+        if bx is not None and bc is not None:
+            findings.append(Finding(
+                f"X-TCP's RLC buffer occupancy is below CUBIC's (R_app {rapp})",
+                "more than 50 % smaller: ratio < 0.5 (Fig. 3b, conclusions)",
+                f"{bx / 1e3:.0f} / {bc / 1e3:.0f} kB = {bx / max(bc, 1e-9):.2f}", bx < bc))
+    gx, gc = mean("xtcp", "1G", "xtcp", "goodput_mbps"), mean("cubic", "1G", "cubic",
+                                                              "goodput_mbps")
+    if gx is not None and gc is not None:
+        findings.append(Finding(
+            "equal throughput when the cell is not saturated (R_app 1 Gbit/s)",
+            "no difference (Fig. 3c)", f"X-TCP {gx:.0f}, CUBIC {gc:.0f} Mbit/s",
+            abs(gx - gc) <= 0.05 * max(gx, gc)))
+    mx, mc = mean("mixed", "2G", "xtcp", "goodput_mbps"), mean("mixed", "2G", "cubic",
+                                                               "goodput_mbps")
+    if mx is not None and mc is not None:
+        findings.append(Finding(
+            "sharing a saturated cell (R_app 2 Gbit/s), X-TCP takes more than CUBIC",
+            "+23 %", f"{mx:.0f} vs {mc:.0f} Mbit/s = {mx / mc - 1:+.0%}", mx > mc))
+    for flav in ("xtcp", "cubic"):
+        g = mean(flav, "2G", flav, "goodput_mbps")
+        if g is not None:
+            findings.append(Finding(
+                f"both UEs {flav}, R_app 2 Gbit/s: about 600 Mbit/s each", "≈ 600 Mbit/s",
+                f"{g:.0f} Mbit/s", None))
+
+    header = ["scenario", "R_app", "flavour"] + [lab for _, _, lab in RANDOM_METRICS]
+    trs = []
+    for (mix, rapp, flav), cell in fig3.items():
+        vals = []
+        for metric, _, _ in RANDOM_METRICS:
+            c = cell.get(metric)
+            if c is None:
+                vals.append("-")
+            elif metric == "rlc_ul_mean_bytes":
+                vals.append(_fmt(c[0] / 1e3, None if c[1] is None else c[1] / 1e3))
+            else:
+                vals.append(_fmt(c[0], c[1]))
+        trs.append([{"xtcp": "both X-TCP", "cubic": "both CUBIC", "mixed": "one of each"}[mix],
+                    rapp, flav] + vals)
+    sections = ["<h3>Fig. 3-like: mean RTT, RLC buffer occupancy and throughput per flavour "
+                "(mean ± 95 % CI over seeds × trajectory swaps)</h3>" + _html_table(header, trs),
+                _random_bars(out, fig3)]
+    numbers = {"fig3": {"/".join(k): {m: list(v[:2]) + [v[2]] for m, v in cell.items()}
+                        for k, cell in fig3.items()}}
+    return findings, sections, numbers
+
+
+def _random_bars(out: Path, fig3) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .figures import save
+    from .report import _img
+
+    fig, axes = plt.subplots(1, 3, figsize=(12, 3.5))
+    keys = list(fig3)
+    labels = [f"{m}\n{r}\n{f}" for m, r, f in keys]
+    for ax, (metric, _, lab) in zip(axes, RANDOM_METRICS):
+        scale = 1e-3 if metric == "rlc_ul_mean_bytes" else 1.0
+        ys = [(fig3[k].get(metric) or (None, None, 0)) for k in keys]
+        h = [0 if y[0] is None else y[0] * scale for y in ys]
+        e = [0 if y[1] is None else y[1] * scale for y in ys]
+        colors = ["tab:blue" if k[2] == "xtcp" else "tab:orange" for k in keys]
+        ax.bar(range(len(keys)), h, yerr=e, color=colors, capsize=3)
+        ax.set_xticks(range(len(keys)))
+        ax.set_xticklabels(labels, fontsize=6)
+        ax.set_ylabel(lab)
+    fig.suptitle("xtcp-random (cf. seed 000, Fig. 3); blue X-TCP, orange CUBIC")
+    fig.tight_layout()
+    save(fig, out / "figures" / "fig3-bars")
+    return _img(fig, "Fig. 3-like bars")
+
+
+def _random_timeseries(out: Path, duration: str | None) -> list[str]:
+    """Fig. 2-like: cwnd, RTT and throughput of UE1, X-TCP vs CUBIC (both UEs alike), seed 1,
+    R_app 1 Gbit/s."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .api import run
+    from .figures import save
+    from .report import _img
+
+    fig, axes = plt.subplots(3, 1, figsize=(9, 7), sharex=True)
+    for cc in ("xtcp", "cubic"):
+        ov = {"flows.0.cc": cc, "flows.1.cc": cc}
+        if duration is not None:
+            ov["simulation.duration"] = duration
+        res = run(HERE / "xtcp-random.toml", seed=1, overrides=ov)
+        c = res.table("cwnd").filter(res.table("cwnd")["flow"] == 0)
+        r = res.table("rtt").filter(res.table("rtt")["flow"] == 0)
+        g = res.table("goodput").filter(res.table("goodput")["flow"] == 0)
+        axes[0].plot(c["t_s"].to_numpy(), c["cwnd_bytes"].to_numpy() / 1e6, label=cc, lw=1)
+        step = max(1, r.height // 5000)
+        axes[1].plot(r["t_s"].to_numpy()[::step], r["rtt_ms"].to_numpy()[::step], label=cc,
+                     lw=0.8)
+        axes[2].plot(g["t_s"].to_numpy(), g["goodput_mbps"].to_numpy(), label=cc, lw=1)
+    for ax, lab in zip(axes, ["cwnd (MB)", "RTT (ms)", "throughput (Mbit/s)"]):
+        ax.set_ylabel(lab)
+        ax.legend(fontsize=8)
+    axes[-1].set_xlabel("time (s)")
+    fig.suptitle("xtcp-random, UE1, seed 1, R_app 1 Gbit/s (cf. seed 000, Fig. 2)")
+    fig.tight_layout()
+    save(fig, out / "figures" / "fig2-ue1")
+    return ["<h3>Fig. 2-like: UE1 over time</h3>" + _img(fig, "Fig. 2-like")]
+
+
+REPRODUCTIONS: dict[str, Reproduction] = {
+    "xtcp-outage": Reproduction(
+        name="xtcp-outage", title="X-TCP outage scenario (seed 000, Fig. 5, Table II)",
+        scenario="xtcp-outage.toml", default_runs=200, sweep=_outage_sweep,
+        analyse=_outage_analyse, timeseries=_outage_timeseries,
+        paper={f"cc={cc}/ue/goodput_mbps": {"value": v[0], "source": "Table II"}
+               for cc, v in TABLE_II.items()}),
+    "xtcp-random": Reproduction(
+        name="xtcp-random", title="X-TCP random scenario (seed 000, Fig. 1, Fig. 3)",
+        scenario="xtcp-random.toml", default_runs=10, sweep=_random_sweep,
+        analyse=_random_analyse, timeseries=_random_timeseries),
+}
+
+
+# ---------------------------------------------------------------------------------------
+# Driver
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class ReproductionResult:
+    name: str
+    out: Path
+    report: Path
+    findings: list[Finding]
+    numbers: dict
+    sweep: Any
+
+
+def reproduce(name: str, out: str | os.PathLike | None = None, runs: int | None = None,
+              workers: int | None = None, dask: str | None = None,
+              duration: str | None = None, progress: bool = True,
+              timeseries: bool = True) -> ReproductionResult:
+    """Runs reproduction ``name`` into ``out`` (default ``out/<name>``); returns its findings.
+
+    ``runs``: seeds per group (default: the paper's 200 for ``xtcp-outage``, 10 for
+    ``xtcp-random``). ``duration``: shorten every run (for quick checks; the paper's
+    findings concern the full runs). Resumable like any sweep."""
+    from .report import render
+    from .summarize import compute, write
+    from .sweep import sweep
+
+    if name not in REPRODUCTIONS:
+        raise ReproduceError(f"unknown reproduction {name!r}; known: "
+                             + ", ".join(REPRODUCTIONS))
+    rep = REPRODUCTIONS[name]
+    if runs is None:
+        runs = rep.default_runs
+    if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
+        raise ReproduceError(f"runs = {runs!r}: expected a positive integer")
+    out = Path(out) if out is not None else Path("out") / name
+    text = _sweep_toml(rep.sweep(runs, duration))
+    # The sweep file lives beside the folder while the sweep runs (the sweep refuses a
+    # non-empty folder that is not yet a sweep), then is kept inside it for the record.
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=out.parent, prefix=f".{out.name}.") as tmp:
+        sweep_file = Path(tmp) / f"{name}.sweep.toml"
+        sweep_file.write_text(text)
+        res = sweep(sweep_file, out, workers=workers, dask=dask, progress=progress)
+    (out / "sweep.toml").write_text(text)
+    summary = compute(out)
+    write(summary)
+    findings, sections, numbers = rep.analyse(out, summary)
+    if timeseries:
+        sections = sections + rep.timeseries(out, duration)
+    find_rows = [[f.statement, f.paper, f.ours,
+                  {True: "yes", False: "NO", None: "-"}[f.holds]] for f in findings]
+    extra = (f"<h2 id=\"reproduction\">{rep.title}</h2>"
+             + "<h3>the paper's findings, checked</h3>"
+             + _html_table(["finding", "paper", "mmtsim", "holds"], find_rows)
+             + "".join(sections))
+    html = render(summary, rep.paper or None, extra_html=extra)
+    report_path = out / "report.html"
+    tmp = out / ".report.html.tmp"
+    tmp.write_text(html)
+    tmp.replace(report_path)
+    (out / "reproduction.json").write_text(json.dumps({
+        "name": name, "runs": runs, "duration": duration,
+        "findings": [f.__dict__ for f in findings], "numbers": numbers,
+        "finished": res.n_finished, "skipped": res.n_skipped, "failed": res.n_failed,
+    }, indent=2, default=str) + "\n")
+    return ReproductionResult(name, out, report_path, findings, numbers, res)
+
+
+def format_findings(r: ReproductionResult) -> str:
+    lines = [f"{r.name}: {r.sweep}", ""]
+    w = max([len(f.statement) for f in r.findings] + [7])
+    for f in r.findings:
+        mark = {True: "yes", False: "NO ", None: " - "}[f.holds]
+        lines.append(f"[{mark}] {f.statement.ljust(w)}  paper: {f.paper}")
+        lines.append(f"      {'':{w}}  mmtsim: {f.ours}")
+    lines.append("")
+    lines.append(f"report: {r.report}")
+    return "\n".join(lines)
+
+
+def clear(out: Path) -> None:
+    """Removes a reproduction folder (used by tests)."""
+    shutil.rmtree(out, ignore_errors=True)

@@ -1,0 +1,87 @@
+"""`mmtsim reproduce`: reduced versions of the X-TCP paper's two studies, with the direction
+of each finding they can show, and the pieces they are built from."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import cli
+
+
+def test_recovery_time_by_hand():
+    from mmtsim.reproduce import recovery_time_s
+
+    # 100 ms bins from t = 0: 0 Mbit/s before 15.0 s, then 1000, 2000, 2000, 2000, ...
+    # The first 0.5 s window (5 bins) after 15.0 s covers 15.0–15.5 s and averages
+    # (1000 + 4·2000)/5 = 1800 ≥ 1800: it ends at 15.5 s, 0.5 s after 15.0 s.
+    t = [k / 10 for k in range(200)]
+    g = [0.0] * 150 + [1000.0] + [2000.0] * 49
+    assert recovery_time_s(t, g, 15.0, 1800.0) == pytest.approx(0.5)
+    # Never reaching the target: None.
+    assert recovery_time_s(t, g, 15.0, 2500.0) is None
+
+
+@pytest.mark.parametrize("name,runs,expected", [("xtcp-outage", 3, 15), ("xtcp-random", 2, 24)])
+def test_the_sweep_files_expand_to_the_paper_design(name, runs, expected, tmp_path):
+    from mmtsim.reproduce import REPRODUCTIONS, _sweep_toml
+    from mmtsim.sweep import load_sweep
+
+    f = tmp_path / "s.toml"
+    f.write_text(_sweep_toml(REPRODUCTIONS[name].sweep(runs, None)))
+    plan = load_sweep(f)
+    # outage: 5 algorithms × 3 seeds; random: 3 mixes × 2 rates × 2 seeds × 2 trajectories.
+    assert len(plan.runs) == expected
+    if name == "xtcp-random":
+        assert {r.replicate for r in plan.runs} == {"as-is", "swapped"}
+
+
+def test_outage_reduced_keeps_the_papers_ordering(tmp_path):
+    """One channel realisation per algorithm, full length: X-TCP has the highest throughput,
+    and BIC and Illinois both lie above CUBIC and NewReno (Table II's ordering)."""
+    out = tmp_path / "outage"
+    r = cli("reproduce", "xtcp-outage", "--runs", "1", "--out", str(out), "--no-timeseries",
+            "--quiet")
+    assert r.returncode == 0, r.stderr
+    rep = json.loads((out / "reproduction.json").read_text())
+    t = {cc: v["mmtsim"][0] for cc, v in rep["numbers"]["table_ii"].items()}
+    assert max(t, key=t.get) == "xtcp", t
+    assert min(t["bic"], t["illinois"]) > max(t["cubic"], t["newreno"]), t
+    html = (out / "report.html").read_text()
+    assert "Table II" in html and "1225.2" in html  # the paper's number beside ours
+    assert "X-TCP has the highest mean throughput" in r.stdout
+
+
+def test_random_reduced_xtcp_keeps_rtt_and_rlc_below_cubic(tmp_path):
+    """One seed (and its swapped twin), 10 s: with R_app = 2 Gbit/s X-TCP's mean RTT and RLC
+    buffer occupancy are below CUBIC's (Fig. 3a, 3b); at 1 Gbit/s the throughputs are
+    equal (Fig. 3c: the cell is not saturated)."""
+    out = tmp_path / "random"
+    r = cli("reproduce", "xtcp-random", "--runs", "1", "--duration", "10s", "--out", str(out),
+            "--no-timeseries", "--quiet")
+    assert r.returncode == 0, r.stderr
+    fig3 = json.loads((out / "reproduction.json").read_text())["numbers"]["fig3"]
+    x, c = fig3["xtcp/2G/xtcp"], fig3["cubic/2G/cubic"]
+    assert x["rtt_mean_ms"][0] < c["rtt_mean_ms"][0]
+    assert x["rlc_ul_mean_bytes"][0] < c["rlc_ul_mean_bytes"][0]
+    x1, c1 = fig3["xtcp/1G/xtcp"], fig3["cubic/1G/cubic"]
+    assert x1["goodput_mbps"][0] == pytest.approx(c1["goodput_mbps"][0], rel=0.05)
+    # Each flavour of the mixed group is there, with n = 2 runs (seed 1 and its swap).
+    assert fig3["mixed/2G/xtcp"]["goodput_mbps"][2] == 2
+    assert (out / "figures" / "fig3-bars.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["nonsense"], "unknown reproduction"),
+    (["xtcp-outage", "--runs", "0"], "runs"),
+    (["xtcp-outage", "--duration", "soon"], "--duration"),
+    (["xtcp-outage", "--workers", "2", "--dask", "tcp://x:1"], "exclude"),
+])
+def test_bad_arguments_exit_2_and_write_nothing(args, msg, tmp_path):
+    out = tmp_path / "o"
+    r = cli("reproduce", *args, "--out", str(out), "--quiet")
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert msg in r.stderr
+    assert not out.exists()
