@@ -9,6 +9,14 @@ pub fn load(toml: &str) -> Loaded {
     load_str(toml, Format::Toml, "test.toml", Path::new("."), &[]).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// The validation error of a scenario that must not load.
+pub fn load_error(toml: &str) -> String {
+    match load_str(toml, Format::Toml, "test.toml", Path::new("."), &[]) {
+        Ok(_) => panic!("the scenario loaded; expected a validation error"),
+        Err(e) => e.to_string(),
+    }
+}
+
 pub fn run_toml(toml: &str) -> RunOutput {
     run(&load(toml), &RunControl::default()).expect("run")
 }

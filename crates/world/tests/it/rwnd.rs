@@ -87,15 +87,7 @@ to = "server"
 tcp = { rwnd_control = true, timestamps = false }
 "#,
     );
-    let err = mmtsim_scenario::load_str(
-        &base,
-        mmtsim_scenario::Format::Toml,
-        "t.toml",
-        std::path::Path::new("."),
-        &[],
-    )
-    .unwrap_err()
-    .to_string();
+    let err = load_error(&base);
     assert!(
         err.contains("flows[0].tcp.rwnd_control") && err.contains("must end at a UE"),
         "{err}"

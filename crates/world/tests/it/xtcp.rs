@@ -99,15 +99,7 @@ fn xtcp_from_a_wired_host_fails_validation() {
         "from = \"ue\"\nto = \"server\"",
         "from = \"server\"\nto = \"ue\"",
     );
-    let err = mmtsim_scenario::load_str(
-        &bad,
-        mmtsim_scenario::Format::Toml,
-        "t.toml",
-        std::path::Path::new("."),
-        &[],
-    )
-    .unwrap_err();
-    let msg = err.to_string();
+    let msg = load_error(&bad);
     assert!(
         msg.contains("flows[0].cc") && msg.contains("must start at a UE"),
         "{msg}"
