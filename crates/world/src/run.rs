@@ -337,13 +337,19 @@ impl Sim {
     }
 
     fn forward(&mut self, now: SimTime, pkt: u32, node: u32) {
-        let p = self.pkts[pkt as usize];
-        if p.dst == node {
+        // Only the destination and size are needed on the way; the whole record (a few
+        // hundred bytes with its TCP header) is copied once, at delivery.
+        let (dst, size_bytes) = {
+            let p = &self.pkts[pkt as usize];
+            (p.dst, p.size_bytes)
+        };
+        if dst == node {
+            let p = self.pkts[pkt as usize];
             self.free.push(pkt);
             self.deliver(now, &p);
             return;
         }
-        let l = self.route[node as usize * self.n_nodes + p.dst as usize];
+        let l = self.route[node as usize * self.n_nodes + dst as usize];
         debug_assert_ne!(l, u32::MAX, "validated scenarios route every flow");
         if l >= RADIO {
             self.radio(now, pkt, l);
@@ -360,7 +366,7 @@ impl Sim {
         }
         self.links[l as usize]
             .dir
-            .enqueue(now, PacketRef(pkt), p.size_bytes, &mut self.lout);
+            .enqueue(now, PacketRef(pkt), size_bytes, &mut self.lout);
         self.link_output(l);
     }
 
