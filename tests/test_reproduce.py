@@ -38,17 +38,23 @@ def test_the_sweep_files_expand_to_the_paper_design(name, runs, expected, tmp_pa
         assert {r.replicate for r in plan.runs} == {"as-is", "swapped"}
 
 
-def test_outage_reduced_keeps_the_papers_ordering(tmp_path):
-    """One channel realisation per algorithm, full length: X-TCP has the highest throughput,
-    and BIC and Illinois both lie above CUBIC and NewReno (Table II's ordering)."""
+def test_outage_reduced_xtcp_is_highest_and_recovers_first(tmp_path):
+    """One channel realisation per algorithm, full length: X-TCP has the highest throughput
+    (Table II) and is back at 90 % of R_app within 2 s of LOS returning, no later than any
+    other algorithm (Fig. 4). The paper's ordering of the four others (BIC and Illinois above
+    CUBIC and NewReno) is not asserted: it does not hold in our 200-run means either (see
+    the report's findings)."""
     out = tmp_path / "outage"
     r = cli("reproduce", "xtcp-outage", "--runs", "1", "--out", str(out), "--no-timeseries",
             "--quiet")
     assert r.returncode == 0, r.stderr
     rep = json.loads((out / "reproduction.json").read_text())
-    t = {cc: v["mmtsim"][0] for cc, v in rep["numbers"]["table_ii"].items()}
+    table = rep["numbers"]["table_ii"]
+    t = {cc: v["mmtsim"][0] for cc, v in table.items()}
     assert max(t, key=t.get) == "xtcp", t
-    assert min(t["bic"], t["illinois"]) > max(t["cubic"], t["newreno"]), t
+    rec = {cc: v["recovery_s"][0] for cc, v in table.items()}
+    assert rec["xtcp"] is not None and rec["xtcp"] <= 2.0, rec
+    assert all(v is None or v >= rec["xtcp"] for v in rec.values()), rec
     html = (out / "report.html").read_text()
     assert "Table II" in html and "1225.2" in html  # the paper's number beside ours
     assert "X-TCP has the highest mean throughput" in r.stdout

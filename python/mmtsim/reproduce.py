@@ -407,12 +407,15 @@ def _random_analyse(out: Path, summary) -> tuple[list[Finding], list[str], dict]
             "equal throughput when the cell is not saturated (R_app 1 Gbit/s)",
             "no difference (Fig. 3c)", f"X-TCP {gx:.0f}, CUBIC {gc:.0f} Mbit/s",
             abs(gx - gc) <= 0.05 * max(gx, gc)))
-    mx, mc = mean("mixed", "2G", "xtcp", "goodput_mbps"), mean("mixed", "2G", "cubic",
-                                                               "goodput_mbps")
-    if mx is not None and mc is not None:
+    cx = fig3.get(("mixed", "2G", "xtcp"), {}).get("goodput_mbps")
+    cc_ = fig3.get(("mixed", "2G", "cubic"), {}).get("goodput_mbps")
+    if cx is not None and cc_ is not None:
+        (mx, hx, _), (mc, hc, _) = cx, cc_
+        # Holds only if the two 95 % intervals do not overlap (a difference, not noise).
+        apart = hx is not None and hc is not None and mx - hx > mc + hc
         findings.append(Finding(
             "sharing a saturated cell (R_app 2 Gbit/s), X-TCP takes more than CUBIC",
-            "+23 %", f"{mx:.0f} vs {mc:.0f} Mbit/s = {mx / mc - 1:+.0%}", mx > mc))
+            "+23 %", f"{_fmt(mx, hx)} vs {_fmt(mc, hc)} Mbit/s = {mx / mc - 1:+.0%}", apart))
     for flav in ("xtcp", "cubic"):
         g = mean(flav, "2G", flav, "goodput_mbps")
         if g is not None:
