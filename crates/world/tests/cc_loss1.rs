@@ -217,6 +217,20 @@ fn scalable_fills_a_1_bdp_buffered_link() {
     check_fills_link("scalable", |_, c| vec![(c - (c >> 3)).max(2)]);
 }
 
+/// 6c for the foundation's two algorithms: AIMD (NewReno) and CUBIC converge to a fair
+/// share on a shared drop-tail bottleneck (Chiu–Jain; RFC 9438 §5 for CUBIC's fairness).
+#[test]
+fn newreno_and_cubic_two_flows_share_fairly() {
+    for cc in ["newreno", "cubic"] {
+        let (g, j) = fairness(cc);
+        assert!(j >= 0.9, "{cc} Jain {j:.3} ({g:?})");
+        assert!(
+            g[0] + g[1] >= 0.9 * PAYLOAD_CAPACITY_MBPS,
+            "{cc} total {g:?}"
+        );
+    }
+}
+
 #[test]
 fn bic_two_flows_share_fairly() {
     let (g, j) = fairness("bic");
