@@ -295,12 +295,13 @@ pub fn validate(s: &Scenario, base_dir: &Path) -> Result<(Traces, crate::ran::Si
         if f.count == 0 {
             errs.push((format!("{p}.count"), "0: expected at least 1".into()));
         }
-        if f.tcp.rwnd_control {
-            let is_ue = s
-                .ran
+        let is_ue = |name: &str| {
+            s.ran
                 .as_ref()
-                .is_some_and(|r| r.ues.iter().any(|u| u.name == f.to));
-            if !is_ue {
+                .is_some_and(|r| r.ues.iter().any(|u| u.name == name))
+        };
+        if f.tcp.rwnd_control {
+            if !is_ue(&f.to) {
                 errs.push((
                     format!("{p}.tcp.rwnd_control"),
                     format!(
@@ -322,20 +323,14 @@ pub fn validate(s: &Scenario, base_dir: &Path) -> Result<(Traces, crate::ran::Si
                 ));
             }
         }
-        if resolve::cc_params(f.cc.as_ref()).is_ok_and(|c| c.name() == "xtcp") {
-            let is_ue = s
-                .ran
-                .as_ref()
-                .is_some_and(|r| r.ues.iter().any(|u| u.name == f.from));
-            if !is_ue {
-                errs.push((
-                    format!("{p}.cc"),
-                    format!(
-                        "X-TCP reads the sending UE's uplink grants, so the flow must start at a UE of [ran]; \"{}\" is not one",
-                        f.from
-                    ),
-                ));
-            }
+        if resolve::cc_params(f.cc.as_ref()).is_ok_and(|c| c.name() == "xtcp") && !is_ue(&f.from) {
+            errs.push((
+                format!("{p}.cc"),
+                format!(
+                    "X-TCP reads the sending UE's uplink grants, so the flow must start at a UE of [ran]; \"{}\" is not one",
+                    f.from
+                ),
+            ));
         }
         total_flows += f.count as u64;
         let base = f.name.clone().unwrap_or_else(|| format!("flow{fi}"));
