@@ -597,7 +597,8 @@ def reproduce(name: str, out: str | os.PathLike | None = None, runs: int | None 
              + (f"<p class=\"note\">Known modelling differences: {_e(rep.notes)}</p>"
                 if rep.notes else "")
              + "".join(sections))
-    html = render(summary, rep.paper or None, extra_html=extra)
+    # The sweep keeps no per-ACK RTT samples: the time series are the separate runs above.
+    html = render(summary, rep.paper or None, timeseries=0, extra_html=extra)
     report_path = out / "report.html"
     tmp = out / ".report.html.tmp"
     tmp.write_text(html)
