@@ -274,13 +274,12 @@ impl CongestionControl for Bic {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_support::controller;
     use super::super::{CcParams, Controller, INFINITE_SSTHRESH};
     use super::*;
 
     fn ctl(cwnd: u32, ssthresh: u32) -> Controller {
-        let mut c = Controller::new(&CcParams::Bic(BicParams::default()), cwnd, SimTime::ZERO);
-        c.w.ssthresh = ssthresh;
-        c
+        controller(CcParams::Bic(BicParams::default()), cwnd, ssthresh)
     }
 
     /// `cnt` computed for `cwnd` with the given W_max and ACK ratio (×16).

@@ -228,6 +228,7 @@ impl CongestionControl for HighSpeed {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_support::{ack, controller};
     use super::super::{CcParams, Controller, INFINITE_SSTHRESH};
     use super::*;
     use mmtsim_engine::SimTime;
@@ -249,21 +250,11 @@ mod tests {
     }
 
     fn ctl(cwnd: u32, ssthresh: u32) -> Controller {
-        let mut c = Controller::new(
-            &CcParams::HighSpeed(HighSpeedParams::default()),
+        controller(
+            CcParams::HighSpeed(HighSpeedParams::default()),
             cwnd,
-            SimTime::ZERO,
-        );
-        c.w.ssthresh = ssthresh;
-        c
-    }
-
-    fn ack(c: &mut Controller, n: u32) {
-        c.on_ack(&AckSample::simple(
-            SimTime::ZERO,
-            n,
-            Some(SimTime::from_ms(20)),
-        ));
+            ssthresh,
+        )
     }
 
     #[test]

@@ -390,6 +390,7 @@ impl CongestionControl for Htcp {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_support::{controller, metric};
     use super::super::{CcParams, Controller};
     use super::*;
 
@@ -398,13 +399,7 @@ mod tests {
     }
 
     fn ctl(p: HtcpParams, cwnd: u32, ssthresh: u32) -> Controller {
-        let mut c = Controller::new(&CcParams::Htcp(p), cwnd, SimTime::ZERO);
-        c.w.ssthresh = ssthresh;
-        c
-    }
-
-    fn metric(c: &Controller, name: &str) -> f64 {
-        c.metrics().iter().find(|(n, _)| *n == name).unwrap().1
+        controller(CcParams::Htcp(p), cwnd, ssthresh)
     }
 
     /// A loss episode at `t`: recovery entered and left on the same ACK time.

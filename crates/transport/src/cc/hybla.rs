@@ -200,6 +200,7 @@ impl CongestionControl for Hybla {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_support::{controller, metric};
     use super::super::{CcParams, Controller};
     use super::*;
 
@@ -208,17 +209,7 @@ mod tests {
     }
 
     fn ctl(cwnd: u32, ssthresh: u32) -> Controller {
-        let mut c = Controller::new(
-            &CcParams::Hybla(HyblaParams::default()),
-            cwnd,
-            SimTime::ZERO,
-        );
-        c.w.ssthresh = ssthresh;
-        c
-    }
-
-    fn metric(c: &Controller, name: &str) -> f64 {
-        c.metrics().iter().find(|(n, _)| *n == name).unwrap().1
+        controller(CcParams::Hybla(HyblaParams::default()), cwnd, ssthresh)
     }
 
     #[test]

@@ -283,6 +283,7 @@ impl CongestionControl for Illinois {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_support::{controller, metric};
     use super::super::{CcParams, Controller};
     use super::*;
     use mmtsim_engine::SimTime;
@@ -301,17 +302,11 @@ mod tests {
     }
 
     fn ctl(cwnd: u32, ssthresh: u32) -> Controller {
-        let mut c = Controller::new(
-            &CcParams::Illinois(IllinoisParams::default()),
+        controller(
+            CcParams::Illinois(IllinoisParams::default()),
             cwnd,
-            SimTime::ZERO,
-        );
-        c.w.ssthresh = ssthresh;
-        c
-    }
-
-    fn metric(c: &Controller, name: &str) -> f64 {
-        c.metrics().iter().find(|(n, _)| *n == name).unwrap().1
+            ssthresh,
+        )
     }
 
     #[test]

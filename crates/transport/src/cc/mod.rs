@@ -46,6 +46,8 @@ pub mod hystart;
 pub mod illinois;
 pub mod newreno;
 pub mod scalable;
+#[cfg(test)]
+mod test_support;
 pub mod vegas;
 pub mod veno;
 pub mod westwood;

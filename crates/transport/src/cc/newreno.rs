@@ -41,17 +41,10 @@ impl CongestionControl for NewReno {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_support::ack;
     use super::super::{CcParams, Controller};
     use super::*;
     use mmtsim_engine::SimTime;
-
-    fn ack(c: &mut Controller, n: u32) {
-        c.on_ack(&AckSample::simple(
-            SimTime::ZERO,
-            n,
-            Some(SimTime::from_ms(20)),
-        ));
-    }
 
     #[test]
     fn slow_start_doubles_per_round() {

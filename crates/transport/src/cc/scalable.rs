@@ -96,26 +96,17 @@ impl CongestionControl for Scalable {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_support::{ack, controller};
     use super::super::{CcParams, Controller};
     use super::*;
     use mmtsim_engine::SimTime;
 
     fn ctl(cwnd: u32, ssthresh: u32) -> Controller {
-        let mut c = Controller::new(
-            &CcParams::Scalable(ScalableParams::default()),
+        controller(
+            CcParams::Scalable(ScalableParams::default()),
             cwnd,
-            SimTime::ZERO,
-        );
-        c.w.ssthresh = ssthresh;
-        c
-    }
-
-    fn ack(c: &mut Controller, n: u32) {
-        c.on_ack(&AckSample::simple(
-            SimTime::ZERO,
-            n,
-            Some(SimTime::from_ms(20)),
-        ));
+            ssthresh,
+        )
     }
 
     #[test]
