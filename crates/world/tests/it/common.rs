@@ -226,3 +226,29 @@ position_m = [0, 0, 10]
 "#
     )
 }
+
+/// [`one_cell`] with one static UE named "ue" 10 m from the gNB (LOS, ≈ 55 dB SNR with the
+/// 2017 preset) ahead of `rest`.
+pub fn one_ue_cell(duration: &str, ran_extra: &str, rest: &str) -> String {
+    one_cell(
+        duration,
+        ran_extra,
+        &format!("\n[[ran.ues]]\nname = \"ue\"\nposition_m = [10, 0, 1.5]\n{rest}"),
+    )
+}
+
+/// One UE 10 m from the gNB whose SINR comes from the trace `sinr.csv` (see [`run_at_sinr`]),
+/// 10 MB RLC buffers, then `flows`.
+pub fn constant_sinr_cell(duration: &str, flows: &str) -> String {
+    one_ue_cell(
+        duration,
+        "rlc = { buffer = \"10MB\" }",
+        &format!("sinr_trace = \"sinr.csv\"\n{flows}"),
+    )
+}
+
+/// Runs a [`constant_sinr_cell`] scenario with the SINR held at `sinr_db`.
+pub fn run_at_sinr(toml: &str, sinr_db: f64) -> RunOutput {
+    let trace = format!("time_s,sinr_db\n0,{sinr_db}\n");
+    run_with_files(toml, &[("sinr.csv", &trace)], None)
+}

@@ -33,13 +33,10 @@ fn tb_22_bytes(mcs: u8) -> f64 {
 /// less a few status reports in the uplink part of the frame.
 #[test]
 fn peak_rate_at_very_high_sinr() {
-    let s = one_cell(
+    let s = one_ue_cell(
         "2s",
         "",
         r#"
-[[ran.ues]]
-name = "ue"
-position_m = [10, 0, 1.5]
 
 [[flows]]
 protocol = "udp"
@@ -159,13 +156,10 @@ app = {{ kind = "cbr", rate = "4Gbps" }}
 /// buffer drop (the flow stops early so the buffers drain before the end).
 #[test]
 fn a_full_rlc_buffer_drops_and_counts() {
-    let s = one_cell(
+    let s = one_ue_cell(
         "1s",
         "[ran.rlc]\nbuffer = \"200kB\"",
         r#"
-[[ran.ues]]
-name = "ue"
-position_m = [10, 0, 1.5]
 
 [[flows]]
 protocol = "udp"
@@ -248,15 +242,10 @@ app = { kind = "cbr", rate = "1Mbps" }
 /// at 80 % of capacity leaves the buffer nearly empty and its one-way delay at the minimum.
 #[test]
 fn tcp_bloats_the_rlc_buffer_while_udp_at_80_percent_does_not() {
-    let ue = r#"
-[[ran.ues]]
-name = "ue"
-position_m = [10, 0, 1.5]
-"#;
-    let tcp = one_cell(
+    let tcp = one_ue_cell(
         "6s",
         "[ran.rlc]\nbuffer = \"10MB\"",
-        &format!("{ue}\n[[flows]]\nfrom = \"ue\"\nto = \"server\"\ncc = \"cubic\"\n"),
+        "\n[[flows]]\nfrom = \"ue\"\nto = \"server\"\ncc = \"cubic\"\n",
     );
     let out = run_toml(&tcp);
     let f = flow(&out, 0);
@@ -273,10 +262,10 @@ position_m = [10, 0, 1.5]
     assert!(rlc > 2e6, "RLC buffer mean {rlc} B");
 
     // 80 % of the 3.135 Gbit/s TB rate, in 1500-byte packets: 2.5 Gbit/s.
-    let udp = one_cell(
+    let udp = one_ue_cell(
         "3s",
         "[ran.rlc]\nbuffer = \"10MB\"",
-        &format!("{ue}\n[[flows]]\nprotocol = \"udp\"\nfrom = \"ue\"\nto = \"server\"\napp = {{ kind = \"cbr\", rate = \"2.5Gbps\" }}\n"),
+        "\n[[flows]]\nprotocol = \"udp\"\nfrom = \"ue\"\nto = \"server\"\napp = { kind = \"cbr\", rate = \"2.5Gbps\" }\n",
     );
     let out = run_toml(&udp);
     let f = flow(&out, 0);
@@ -300,10 +289,6 @@ fn uplink_and_downlink_share_only_the_radio() {
     let flows = |rate_ul: &str, rate_dl: &str| {
         format!(
             r#"
-[[ran.ues]]
-name = "ue"
-position_m = [10, 0, 1.5]
-
 [[flows]]
 name = "up"
 protocol = "udp"
@@ -322,14 +307,14 @@ app = {{ kind = "cbr", rate = "{rate_dl}" }}
     };
     // 1 + 1 Gbit/s fit: each flow gets its offered payload rate (1 Gbit/s of 1500-byte
     // packets carries 1472/1500 of it as payload).
-    let out = run_toml(&one_cell("2s", "", &flows("1Gbps", "1Gbps")));
+    let out = run_toml(&one_ue_cell("2s", "", &flows("1Gbps", "1Gbps")));
     for i in 0..2 {
         let g = flow(&out, i)["goodput_mbps"].as_f64().unwrap();
         eprintln!("10g: {} {g:.1} Mbit/s", flow(&out, i)["name"]);
         assert!((g - 1000.0 * 1472.0 / 1500.0).abs() < 15.0, "flow {i}: {g}");
     }
     // Both saturating: the two directions split the frame and together use all of it.
-    let out = run_toml(&one_cell("2s", "", &flows("4Gbps", "4Gbps")));
+    let out = run_toml(&one_ue_cell("2s", "", &flows("4Gbps", "4Gbps")));
     let c = &out.summary["cells"][0]["throughput_mbps"];
     let (dl, ul) = (c["dl"].as_f64().unwrap(), c["ul"].as_f64().unwrap());
     let peak = 39_187.0 * 8.0 / 100e-6 / 1e6;

@@ -10,16 +10,10 @@ use super::common::*;
 use mmtsim_world::RunOutput;
 
 fn run(rwnd_control: bool) -> RunOutput {
-    let toml = one_cell(
+    let toml = constant_sinr_cell(
         "5s",
-        "rlc = { buffer = \"10MB\" }",
         &format!(
             r#"
-[[ran.ues]]
-name = "ue"
-position_m = [10, 0, 1.5]
-sinr_trace = "sinr.csv"
-
 [[flows]]
 from = "server"
 to = "ue"
@@ -28,7 +22,7 @@ tcp = {{ rwnd_control = {rwnd_control} }}
 "#
         ),
     );
-    run_with_files(&toml, &[("sinr.csv", "time_s,sinr_db\n0,30\n")], None)
+    run_at_sinr(&toml, 30.0)
 }
 
 /// The bounds, derived: the controller's estimate is the rate of the whole data region
@@ -73,13 +67,10 @@ fn the_controller_keeps_the_gnb_buffer_empty_at_full_rate() {
 
 #[test]
 fn the_controller_needs_a_ue_receiver_and_timestamps() {
-    let base = one_cell(
+    let base = one_ue_cell(
         "1s",
         "",
         r#"
-[[ran.ues]]
-name = "ue"
-position_m = [10, 0, 1.5]
 
 [[flows]]
 from = "ue"

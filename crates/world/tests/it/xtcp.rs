@@ -4,17 +4,11 @@
 
 use super::common::*;
 
-fn scenario(sinr_db: f64, cc: &str) -> (String, Vec<(&'static str, String)>) {
-    let toml = one_cell(
+fn scenario(cc: &str) -> String {
+    constant_sinr_cell(
         "4s",
-        "rlc = { buffer = \"10MB\" }",
         &format!(
             r#"
-[[ran.ues]]
-name = "ue"
-position_m = [10, 0, 1.5]
-sinr_trace = "sinr.csv"
-
 [[flows]]
 from = "ue"
 to = "server"
@@ -22,10 +16,6 @@ cc = {cc}
 tcp = {{ mss = "1400B", initial_cwnd = 1 }}
 "#
         ),
-    );
-    (
-        toml,
-        vec![("sinr.csv", format!("time_s,sinr_db\n0,{sinr_db}\n"))],
     )
 }
 
@@ -44,9 +34,7 @@ tcp = {{ mss = "1400B", initial_cwnd = 1 }}
 /// approximation of the real overhead).
 #[test]
 fn cwnd_tracks_rate_times_rtt_min_and_the_rlc_buffer_stays_empty() {
-    let (toml, files) = scenario(30.0, "\"xtcp\"");
-    let files: Vec<(&str, &str)> = files.iter().map(|(a, b)| (*a, b.as_str())).collect();
-    let out = run_with_files(&toml, &files, None);
+    let out = run_at_sinr(&scenario("\"xtcp\""), 30.0);
     let f = flow(&out, 0);
     let good_bps = f["goodput_mbps"].as_f64().unwrap() * 1e6;
     let rtt_min_s = f["rtt_min_ms"].as_f64().unwrap() * 1e-3;
@@ -76,9 +64,7 @@ fn below_0_db_the_lambda_branch_scales_the_window() {
         "{ algorithm = \"xtcp\", lambda = 0.85 }",
         "{ algorithm = \"xtcp\", lambda = 1.0 }",
     ] {
-        let (toml, files) = scenario(-1.0, cc);
-        let files: Vec<(&str, &str)> = files.iter().map(|(a, b)| (*a, b.as_str())).collect();
-        let out = run_with_files(&toml, &files, None);
+        let out = run_at_sinr(&scenario(cc), -1.0);
         let cwnd = mean_since(&out, "cwnd", "cwnd_bytes", 1.0);
         let good = flow(&out, 0)["goodput_mbps"].as_f64().unwrap();
         eprintln!(
@@ -94,8 +80,7 @@ fn below_0_db_the_lambda_branch_scales_the_window() {
 
 #[test]
 fn xtcp_from_a_wired_host_fails_validation() {
-    let (toml, _) = scenario(30.0, "\"xtcp\"");
-    let bad = toml.replace(
+    let bad = scenario("\"xtcp\"").replace(
         "from = \"ue\"\nto = \"server\"",
         "from = \"server\"\nto = \"ue\"",
     );
