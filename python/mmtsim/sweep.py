@@ -458,29 +458,9 @@ def _axis(c: _Checker, i: int, a: Any, names: set[str]) -> _Axis | None:
         if not isinstance(variants, list) or not variants:
             c.err(f"{where}.variants", "expected a non-empty list of { label = ..., set = {...} }")
             return None
-        for j, v in enumerate(variants):
-            vw = f"{where}.variants[{j}]"
-            if not isinstance(v, dict):
-                c.err(vw, f"expected a table {{ label = ..., set = {{...}} }}, got {_kind(v)}")
-                continue
-            c.unknown(vw, v, _VARIANT_KEYS)
-            if "label" not in v:
-                c.err(f"{vw}.label", "missing; every variant needs a label")
-                continue
-            lab = c.label(f"{vw}.label", v["label"], "label")
-            if lab is None:
-                continue
-            if lab in seen:
-                c.err(f"{vw}.label",
-                      f"duplicate label {json.dumps(lab)} (also variants[{seen[lab]}])")
-                continue
-            seen[lab] = j
-            if "set" not in v:
-                c.err(f"{vw}.set", "missing; give the keys this variant sets (set = {} for none)")
-                continue
-            e = c.set_table(f"{vw}.set", v["set"])
-            if e is not None:
-                points.append((lab, lab, e))
+        points.extend((lab, lab, e) for lab, e in _named_sets(
+            c, f"{where}.variants", variants, "label", "variant", _VARIANT_KEYS,
+            "{ label = ..., set = {...} }"))
     if len(c.errors) > n_err or name is None:
         return None
     return _Axis(name, where, points)
@@ -494,26 +474,36 @@ def _replicates(c: _Checker, doc: dict) -> list[tuple[str, _Entry]] | None:
     if not isinstance(reps, list) or not reps:
         c.err("replicates", "expected a non-empty list of [[replicates]] (or leave it out)")
         return []
+    return _named_sets(c, "replicates", reps, "name", "replicate", _REPLICATE_KEYS,
+                       "([[replicates]])")
+
+
+def _named_sets(c: _Checker, where: str, items: list, name_key: str, what: str,
+                keys, table_hint: str) -> list[tuple[str, _Entry]]:
+    """Checks a list of ``{<name_key> = ..., set = {...}}`` tables (axis variants,
+    replicates): each a table of known keys with a unique name and a valid ``set``.
+    Returns (name, entry) for the good ones; the errors name the offending key."""
     out, seen = [], {}
-    for i, r in enumerate(reps):
-        w = f"replicates[{i}]"
+    kind = "label" if name_key == "label" else f"{what} {name_key}"
+    for i, r in enumerate(items):
+        w = f"{where}[{i}]"
         if not isinstance(r, dict):
-            c.err(w, f"expected a table ([[replicates]]), got {_kind(r)}")
+            c.err(w, f"expected a table {table_hint}, got {_kind(r)}")
             continue
-        c.unknown(w, r, _REPLICATE_KEYS)
-        if "name" not in r:
-            c.err(f"{w}.name", "missing; every replicate needs a name")
+        c.unknown(w, r, keys)
+        if name_key not in r:
+            c.err(f"{w}.{name_key}", f"missing; every {what} needs a {name_key}")
             continue
-        name = c.label(f"{w}.name", r["name"], "replicate name")
+        name = c.label(f"{w}.{name_key}", r[name_key], kind)
         if name is None:
             continue
         if name in seen:
-            c.err(f"{w}.name", f"duplicate replicate name {json.dumps(name)} "
-                               f"(also replicates[{seen[name]}])")
+            c.err(f"{w}.{name_key}", f"duplicate {kind} {json.dumps(name)} "
+                                     f"(also {where.rsplit('.', 1)[-1]}[{seen[name]}])")
             continue
         seen[name] = i
         if "set" not in r:
-            c.err(f"{w}.set", "missing; give the keys this replicate sets (set = {} for none)")
+            c.err(f"{w}.set", f"missing; give the keys this {what} sets (set = {{}} for none)")
             continue
         e = c.set_table(f"{w}.set", r["set"])
         if e is not None:
