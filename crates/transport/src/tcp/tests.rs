@@ -18,8 +18,9 @@
 use super::receiver::TcpReceiver;
 use super::sender::{SenderState, TcpSender};
 use super::{ts_ticks, TcpConfig};
+use crate::cc::bbr::BbrParams;
 use crate::cc::{CaState, CcParams};
-use mmtsim_engine::SimTime;
+use mmtsim_engine::{Rate, SimTime};
 use mmtsim_net::packet::{SackBlock, SynOptions, TcpFlags, TcpHeader};
 use std::ops::Range;
 
@@ -1458,4 +1459,55 @@ fn test_established_stop_writing_sends_nothing_new() {
         )));
     }
     assert_eq!(all, vec![rtx(1)]);
+}
+
+/// The `cong_control` plumbing, with BBR as the algorithm that owns the window and sets the
+/// pacing rate.
+#[test]
+fn the_algorithms_rate_paces_even_with_the_pacing_option_off() {
+    let cfg = TcpConfig {
+        mss: MSS,
+        timestamps: false,
+        pacing: false,
+        cc: CcParams::Bbr(BbrParams::default()),
+        ..TcpConfig::default()
+    };
+    let mut s = TcpSender::new(cfg, false, SimTime::ZERO);
+    let mut out = vec![];
+    s.set_app_end(SimTime::ZERO, 100_000_000, &mut out);
+    s.connect(SimTime::ZERO, &mut out);
+    out.clear();
+    // SYN-ACK at 100 ms: SRTT = 100 ms. BBR asks no rate before its first ACK, so the
+    // initial window leaves at once (Linux does not pace the first 10 segments either).
+    let synack = syn_ack(65_535, Some(PEER_WSCALE), None);
+    let t0 = SimTime::from_ms(100);
+    s.on_segment(t0, &synack, &mut out);
+    assert_eq!(out.iter().filter(|h| h.payload_bytes > 0).count(), 10);
+    assert_eq!(s.cc().pacing_rate(), None);
+    // The ACK of segment 0 at 200 ms: BBR's first cong_control starts the rate from
+    // high_gain·cwnd/SRTT: bw = 10·2^24/100 000 µs = 1677; 1677·1000·739 >> 8 =
+    // 4 840 949; ·990 000 >> 24 = 285 662 B/s of payload. cwnd becomes 11 (one more
+    // delivered while tp->delivered < 10), so two segments may go: the first at once,
+    // the second one segment's pacing time later, 1000 B · 8 / (285 662 · 8 bit/s)
+    // = 3 500 641 ns (rounded up; headers are not charged against this rate).
+    out.clear();
+    let t1 = SimTime::from_ms(200);
+    s.on_segment(t1, &ack(1 + MSS64), &mut out);
+    assert!(s.cc().owns_window());
+    assert_eq!(s.cc().pacing_rate(), Some(Rate::bps(285_662 * 8)));
+    assert_eq!(s.cc().cwnd(), 11);
+    let data: Vec<u64> = out
+        .iter()
+        .filter(|h| h.payload_bytes > 0)
+        .map(|h| (h.seq - 1) / MSS as u64)
+        .collect();
+    assert_eq!(data, [10]);
+    let release = t1 + SimTime(3_500_641);
+    assert_eq!(s.next_deadline(), release);
+    out.clear();
+    s.on_timer(release - SimTime(1), &mut out);
+    assert!(out.is_empty());
+    s.on_timer(release, &mut out);
+    assert_eq!(out.len(), 1);
+    assert_eq!((out[0].seq - 1) / MSS as u64, 11);
 }
