@@ -97,6 +97,55 @@ pub fn offered_rate_bps(
     }
 }
 
+/// [`offered_rate_bps`] of one direction, kept between calls: recomputed only when the
+/// instant or the grant history changed. Transport code reads the view once per ACK or
+/// segment, and a transport block delivers a dozen of those at one instant.
+#[derive(Clone, Debug, Default)]
+pub struct OfferedRate {
+    /// (instant, number of grants, newest grant's time) of the last computation.
+    key: Option<(SimTime, usize, SimTime)>,
+    rate_bps: Option<f64>,
+}
+
+impl OfferedRate {
+    /// Brings the estimate up to `now` from `view` and returns it (the last known one when
+    /// the window holds no grant; `None` before the first grant).
+    pub fn update(
+        &mut self,
+        view: &dyn LinkView,
+        dir: Direction,
+        now: SimTime,
+        window: SimTime,
+    ) -> Option<f64> {
+        let grants = view.grants(dir);
+        let key = (
+            now,
+            grants.len(),
+            grants.last().map_or(SimTime::ZERO, |g| g.time),
+        );
+        if self.key != Some(key) {
+            self.key = Some(key);
+            if let Some(r) = offered_rate_bps(view, dir, now, window) {
+                self.rate_bps = Some(r);
+            }
+        }
+        self.rate_bps
+    }
+
+    /// The current estimate, bit/s.
+    pub fn rate_bps(&self) -> Option<f64> {
+        self.rate_bps
+    }
+}
+
+/// TCP payload bytes that `rate_bps` of transport blocks carries in `rtt`: the rate scaled
+/// by the payload share MSS / (MSS + `header_bytes`) of a segment's transport-block bytes,
+/// times the RTT. The window X-TCP and the receive-window controller set.
+pub fn payload_bdp_bytes(rate_bps: f64, mss: u32, header_bytes: u32, rtt: SimTime) -> f64 {
+    let share = mss as f64 / (mss + header_bytes) as f64;
+    rate_bps * share * rtt.secs_f64() / 8.0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,5 +251,34 @@ mod tests {
             SimTime::from_ms(10)
         )
         .is_none());
+    }
+
+    #[test]
+    fn the_kept_estimate_follows_new_grants_and_new_instants() {
+        // 12,500 B per 100 µs slot up to 10 ms: 1 Gbit/s.
+        let mut v = Fixed((1..=100).map(|i| grant(100 * i, 12_500)).collect());
+        let mut r = OfferedRate::default();
+        let w = SimTime::from_ms(10);
+        let now = SimTime::from_ms(10);
+        assert!((r.update(&v, Direction::Uplink, now, w).unwrap() - 1e9).abs() < 1.0);
+        // A new grant at the same instant (a slot handled between two ACKs) is taken in:
+        // 100 grants at 1 Gbit/s and one at 0.5 Gbit/s in (0, 10 ms] → (100e9 + 5e8)/101.
+        v.0.push(grant(10_000, 6_250));
+        let got = r.update(&v, Direction::Uplink, now, w).unwrap();
+        assert!((got - (100e9 + 5e8) / 101.0).abs() < 1.0, "{got}");
+        // Later, with no grant in the window: the most recent grant's rate.
+        let got = r
+            .update(&v, Direction::Uplink, SimTime::from_ms(30), w)
+            .unwrap();
+        assert!((got - 5e8).abs() < 1.0, "{got}");
+        assert_eq!(r.rate_bps(), Some(got));
+    }
+
+    #[test]
+    fn payload_bdp_by_hand() {
+        // 1 Gbit/s of transport blocks, 1400 B of payload per 1460 B, 20 ms:
+        // 1e9 · 1400/1460 · 0.02 / 8 = 2,397,260.27 B.
+        let b = payload_bdp_bytes(1e9, 1400, 60, SimTime::from_ms(20));
+        assert!((b - 2_397_260.27).abs() < 0.01, "{b}");
     }
 }

@@ -19,7 +19,7 @@
 //! depends on the channel (MCS) and not on how full the UE's buffer was when the grant was
 //! sized, so a window that keeps the RLC buffer nearly empty does not talk its own
 //! estimate down. ê_datarate is the mean of these rates over the grants of the last
-//! `window` (default 10 ms; [`offered_rate_bps`]), scaled by the share of a transport
+//! `window` (default 10 ms; [`offered_rate_bps`](mmtsim_net::linkview::offered_rate_bps)), scaled by the share of a transport
 //! block that is TCP payload: MSS / (MSS + `header_bytes`), where `header_bytes` (default
 //! 60) counts TCP (20 + 12 timestamp option), IP (20), PDCP (3), RLC (3) and MAC (2)
 //! headers. When the window holds no grant — a window of one segment is granted once per
@@ -55,7 +55,7 @@
 
 use super::{AckSample, CongestionControl, Window};
 use mmtsim_engine::SimTime;
-use mmtsim_net::linkview::{offered_rate_bps, Direction, LinkView};
+use mmtsim_net::linkview::{payload_bdp_bytes, Direction, LinkView, OfferedRate};
 
 /// X-TCP parameters (defaults: the paper's Table I and our documented choices).
 #[derive(Clone, Debug, PartialEq)]
@@ -89,7 +89,7 @@ impl Default for XtcpParams {
 pub struct Xtcp {
     p: XtcpParams,
     /// ê_datarate of the grants (transport-block rate, before header scaling), bit/s.
-    grant_rate_bps: Option<f64>,
+    grant_rate: OfferedRate,
     sinr_db: f64,
     rtt_min: Option<SimTime>,
     /// The λ branch was taken on the last update.
@@ -98,10 +98,6 @@ pub struct Xtcp {
     has_view: bool,
     /// Segment size of the last ACK sample.
     mss: u32,
-    /// (time, grant count, newest grant time) of the last estimate: ACKs arrive in bursts
-    /// (a downlink transport block carries many), and an unchanged view at the same
-    /// instant gives the same estimate.
-    view_key: Option<(SimTime, usize, SimTime)>,
 }
 
 impl Xtcp {
@@ -109,22 +105,20 @@ impl Xtcp {
     pub fn new(p: XtcpParams) -> Self {
         Xtcp {
             p,
-            grant_rate_bps: None,
+            grant_rate: OfferedRate::default(),
             sinr_db: f64::NEG_INFINITY,
             rtt_min: None,
             reduced: false,
             has_view: false,
             mss: 1400,
-            view_key: None,
         }
     }
 
     /// cwnd in segments for rate × rtt_min (× λ when `reduced`), at least 1.
     fn target(&self, mss: u32, reduced: bool) -> Option<u32> {
-        let (rate, rtt) = (self.grant_rate_bps?, self.rtt_min?);
-        let payload_share = mss as f64 / (mss + self.p.header_bytes) as f64;
+        let (rate, rtt) = (self.grant_rate.rate_bps()?, self.rtt_min?);
         let k = if reduced { self.p.lambda } else { 1.0 };
-        let bytes = k * rate * payload_share * rtt.secs_f64() / 8.0;
+        let bytes = k * payload_bdp_bytes(rate, mss, self.p.header_bytes, rtt);
         Some(((bytes / mss.max(1) as f64).floor() as u32).max(1))
     }
 }
@@ -137,19 +131,8 @@ impl CongestionControl for Xtcp {
     fn link_view(&mut self, view: &dyn LinkView, now: SimTime) {
         self.has_view = true;
         self.sinr_db = view.sinr_db();
-        let grants = view.grants(Direction::Uplink);
-        let key = (
-            now,
-            grants.len(),
-            grants.last().map_or(SimTime::ZERO, |g| g.time),
-        );
-        if self.view_key == Some(key) {
-            return;
-        }
-        self.view_key = Some(key);
-        if let Some(r) = offered_rate_bps(view, Direction::Uplink, now, self.p.window) {
-            self.grant_rate_bps = Some(r);
-        }
+        self.grant_rate
+            .update(view, Direction::Uplink, now, self.p.window);
     }
 
     fn pkts_acked(&mut self, _w: &mut Window, s: &AckSample) {
@@ -178,7 +161,7 @@ impl CongestionControl for Xtcp {
 
     fn metrics(&self) -> Vec<(&'static str, f64)> {
         vec![
-            ("datarate_bps", self.grant_rate_bps.unwrap_or(0.0)),
+            ("datarate_bps", self.grant_rate.rate_bps().unwrap_or(0.0)),
             ("sinr_db", self.sinr_db),
             (
                 "rtt_min_ms",

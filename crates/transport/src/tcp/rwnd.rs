@@ -8,7 +8,7 @@
 //! filling.
 //!
 //! - ê_datarate: the mean rate of the downlink grants over the last `window`, each grant
-//!   scaled to the slot's data region ([`offered_rate_bps`]), times the TCP-payload share
+//!   scaled to the slot's data region ([`mmtsim_net::linkview::offered_rate_bps`]), times the TCP-payload share
 //!   MSS / (MSS + `header_bytes`) — the same estimate X-TCP makes of its uplink.
 //! - rtt_min: the minimum over data segments of now − TSecr (RFC 7323 timestamps; the
 //!   sender echoes the TSval of the newest ACK it has seen, so this is the time from an ACK
@@ -26,7 +26,7 @@
 //! read on every data segment.
 
 use mmtsim_engine::SimTime;
-use mmtsim_net::linkview::{offered_rate_bps, Direction, LinkView};
+use mmtsim_net::linkview::{payload_bdp_bytes, Direction, LinkView, OfferedRate};
 
 /// Parameters of the controller.
 #[derive(Clone, Debug, PartialEq)]
@@ -51,7 +51,7 @@ impl Default for RwndParams {
 #[derive(Clone, Debug)]
 pub struct RwndControl {
     p: RwndParams,
-    rate_bps: Option<f64>,
+    rate: OfferedRate,
     rtt_min_us: Option<u32>,
 }
 
@@ -60,16 +60,15 @@ impl RwndControl {
     pub fn new(p: RwndParams) -> Self {
         RwndControl {
             p,
-            rate_bps: None,
+            rate: OfferedRate::default(),
             rtt_min_us: None,
         }
     }
 
     /// Reads the downlink grants of the UE's view.
     pub fn link_view(&mut self, view: &dyn LinkView, now: SimTime) {
-        if let Some(r) = offered_rate_bps(view, Direction::Downlink, now, self.p.window) {
-            self.rate_bps = Some(r);
-        }
+        self.rate
+            .update(view, Direction::Downlink, now, self.p.window);
     }
 
     /// A receiver-side RTT sample from a data segment: `now_ticks` − `tsecr`, µs ticks.
@@ -94,9 +93,9 @@ impl RwndControl {
     /// The window to advertise, bytes, for segments of `mss`: max(ê_datarate · payload
     /// share · rtt_min, 2·mss); `None` until a grant and an RTT sample exist.
     pub fn window_bytes(&self, mss: u32) -> Option<u64> {
-        let (rate, rtt_us) = (self.rate_bps?, self.rtt_min_us?);
-        let share = mss as f64 / (mss + self.p.header_bytes) as f64;
-        let bytes = rate * share * rtt_us as f64 * 1e-6 / 8.0;
+        let (rate, rtt_us) = (self.rate.rate_bps()?, self.rtt_min_us?);
+        let rtt = SimTime::from_us(rtt_us as u64);
+        let bytes = payload_bdp_bytes(rate, mss, self.p.header_bytes, rtt);
         Some((bytes as u64).max(2 * mss as u64))
     }
 }
