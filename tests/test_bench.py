@@ -39,27 +39,32 @@ def test_every_algorithm_has_a_benchmark_running_that_algorithm():
         name = f"{algo}-ran-1ue-ul-25s" if algo == "xtcp" else f"{algo}-1g-60s"
         assert name in BENCHMARKS, name
         assert name in GROUPS["cc"], name
-        flows = BENCHMARKS[name]["scenario"]["flows"]
-        assert [f["cc"] for f in flows] == [algo]
+        this = _resolved(name)
+        assert [f["cc"] for f in this["flows"]] == [algo]
         # Its baseline is NewReno on the same path: same scenario but for the algorithm.
         base = BENCHMARKS[name].get("baseline")
         if algo != "newreno":
             assert base in GROUPS["cc"], name
-            other = bench.scenario(base)
+            other = _resolved(base)
             assert [f["cc"] for f in other["flows"]] == ["newreno"]
             other["flows"][0]["cc"] = algo
-            if "name" in other["flows"][0]:
+            if other["flows"][0]["name"] == "newreno":
                 other["flows"][0]["name"] = algo
-            assert other == bench.scenario(name), name
+            assert other == this, name
 
 
 @pytest.mark.parametrize("name", list(BENCHMARKS))
 def test_every_benchmark_scenario_validates(name: str):
-    sc = mmtsim.validate(bench.scenario(name))
+    sc = _resolved(name)
     # The name ends with the simulated time ("…-60s"); UEs staying inside ran.area for that
     # long is part of validation.
     secs = float(name.rsplit("-", 1)[1].removesuffix("s"))
     assert _core.parse_duration(sc["simulation"]["duration"]) == pytest.approx(secs)
+
+
+def _resolved(name: str) -> dict:
+    """Benchmark ``name``'s scenario, validated (defaults filled in)."""
+    return mmtsim.validate(*bench.source(name))
 
 
 def _resolved_example(file: str, overrides: list[str]) -> dict:
@@ -70,14 +75,14 @@ def test_ran_single_ue_benchmark_is_the_example_at_2_mps_for_25_s():
     # BENCHMARKS.md's RAN measurement: examples/mmwave-2017.toml, 25 s, UE at 2 m/s.
     want = _resolved_example("mmwave-2017.toml", [
         "simulation.duration=25s", "ran.ues.0.mobility.velocity_mps=[2, 0, 0]"])
-    got = mmtsim.validate(bench.scenario("ran-1ue-ul-cubic-25s"))
+    got = _resolved("ran-1ue-ul-cubic-25s")
     assert got == want
     # The walk stays in the area: x from -40 to -40 + 2·25 = 10 m, inside [-100, 100].
     assert want["ran"]["area"]["max_m"][0] >= -40 + 2 * 25
 
 
 def test_ten_ue_benchmark_is_the_ran_10ues_example():
-    got = mmtsim.validate(bench.scenario("ran-10ues-mixed-10s"))
+    got = _resolved("ran-10ues-mixed-10s")
     assert got == _resolved_example("ran-10ues.toml", [])
     ran = got["ran"]
     assert len(ran["ues"]) == 10 and len(ran["gnbs"]) == 1 and ran["preset"] == "mmwave-2017"

@@ -35,6 +35,7 @@ import resource
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 #: Speed ratio below which a benchmark counts as "more than 2× slower than its baseline".
 SLOWER_LIMIT = 0.5
@@ -57,100 +58,24 @@ def _cc_1g(algo: str) -> dict:
                      [{"from": "server", "to": "client", "cc": algo}])
 
 
+#: The source tree's example scenarios; the radio benchmarks run two of them.
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
 def ran_1ue_ul(cc: str) -> dict:
     """``examples/mmwave-2017.toml`` run for 25 s with the UE walking at 2 m/s (so that it
-    stays inside the area: x from -40 to +10 m) and congestion control ``cc``.
-
-    One UE, uplink TCP with R_app = 2 Gbit/s, preset mmwave-2017, 10 MB RLC buffer, core
-    1 ms, remote host 10 ms (the X-TCP paper's setup). tests/test_bench.py checks that this
-    equals the example with those two changes."""
-    return {
-        "name": "mmwave-2017 uplink past a building",
-        "simulation": {"duration": "25s", "seed": 1},
-        "nodes": [{"name": "core"}, {"name": "server"}],
-        "links": [
-            {"between": ["gnb", "core"], "delay": "1ms", "rate": "100Gbps"},
-            {"between": ["core", "server"], "delay": "10ms", "rate": "100Gbps"},
-        ],
-        "ran": {
-            "preset": "mmwave-2017",
-            "area": {"min_m": [-100, -60], "max_m": [100, 60]},
-            "rlc": {"buffer": "10MB", "t_poll_retransmit": "4ms", "t_reordering": "2ms",
-                    "t_status_prohibit": "1ms"},
-            "gnbs": [{"name": "gnb", "position_m": [0, 0, 10]}],
-            "ues": [{"name": "ue1", "position_m": [-40, -30, 1.5],
-                     "mobility": {"kind": "linear", "velocity_mps": [2, 0, 0]}}],
-            "buildings": [{"min_m": [-8, -20, 0], "max_m": [8, -12, 20]}],
-        },
-        "flows": [{"name": cc, "from": "ue1", "to": "server", "cc": cc,
-                   "app": {"kind": "rate", "rate": "2Gbps"}, "tcp": {"mss": "1400B"}}],
-    }
-
-
-def _ue(name: str, x: float, y: float, **extra) -> dict:
-    return {"name": name, "position_m": [x, y, 1.5], **extra}
-
-
-def _tcp(name: str, src: str, dst: str, cc: str, **extra) -> dict:
-    return {"name": name, "from": src, "to": dst, "cc": cc, **extra}
-
-
-def _udp(name: str, src: str, dst: str, rate: str) -> dict:
-    return {"name": name, "protocol": "udp", "from": src, "to": dst,
-            "app": {"kind": "cbr", "rate": rate}}
+    stays inside the area: x from -40 to +10 m) and congestion control ``cc``: one UE,
+    uplink TCP with R_app = 2 Gbit/s, preset mmwave-2017, 10 MB RLC buffer, core 1 ms,
+    remote host 10 ms (the X-TCP paper's setup)."""
+    return {"example": "mmwave-2017.toml",
+            "overrides": ["simulation.duration=25s", "ran.ues.0.mobility.velocity_mps=[2, 0, 0]",
+                          f"flows.0.cc={cc}", f"flows.0.name={cc}"]}
 
 
 def ran_10ues_mixed() -> dict:
-    """``examples/ran-10ues.toml`` (see its comment): ten UEs on one 2017-preset gNB, 10 s,
-    uplink CUBIC and NewReno bulk, downlink TCP (bulk, on/off, messages), UDP constant
-    rate both ways, two walking UEs. tests/test_bench.py checks that the two agree."""
-    return {
-        "name": "ten UEs, mixed traffic, one mmWave cell",
-        "simulation": {"duration": "10s", "seed": 1},
-        "nodes": [{"name": "core"}, {"name": "edge"}, {"name": "remote"}],
-        "links": [
-            {"between": ["gnb", "core"], "delay": "1ms", "rate": "100Gbps"},
-            {"between": ["core", "edge"], "delay": "0.5ms", "rate": "100Gbps"},
-            {"between": ["core", "remote"], "delay": "18.5ms", "rate": "100Gbps"},
-        ],
-        "ran": {
-            "preset": "mmwave-2017",
-            "scheduler": "rr",
-            "area": {"min_m": [-150, -100], "max_m": [150, 100]},
-            "rlc": {"buffer": "1.5MB"},
-            "gnbs": [{"name": "gnb", "position_m": [0, 0, 10]}],
-            "buildings": [{"min_m": [60, -20, 0], "max_m": [100, 20, 30]},
-                          {"min_m": [-100, 30, 0], "max_m": [-70, 70, 30]}],
-            "ues": [
-                _ue("ue1", 40, 20),
-                _ue("ue2", -50, 10),
-                _ue("ue3", 20, -40),
-                _ue("ue4", -60, -30, mobility={
-                    "kind": "waypoints", "points_m": [[-45, -30, 1.5], [-45, -45, 1.5]],
-                    "speed_mps": 1.5, "pauses": ["2s", "0s"]}),
-                _ue("ue5", 120, 0),
-                _ue("ue6", 120, 10),
-                _ue("ue7", -110, 60),
-                _ue("ue8", 80, 30, mobility={"kind": "linear", "velocity_mps": [1.5, 0, 0]}),
-                _ue("ue9", 0, 30, indoor=True),
-                _ue("ue10", -30, -20, indoor=True),
-            ],
-        },
-        "flows": [
-            _tcp("ue1-ul-cubic", "ue1", "remote", "cubic"),
-            _tcp("ue2-ul-newreno", "ue2", "edge", "newreno"),
-            _tcp("ue3-dl-cubic", "remote", "ue3", "cubic"),
-            _tcp("ue4-dl-newreno", "edge", "ue4", "newreno"),
-            _tcp("ue5-dl-cubic", "edge", "ue5", "cubic"),
-            _udp("ue6-dl-udp", "remote", "ue6", "200Mbps"),
-            _udp("ue7-ul-udp", "ue7", "edge", "100Mbps"),
-            _tcp("ue8-dl-video", "remote", "ue8", "cubic",
-                 app={"kind": "onoff", "rate": "50Mbps", "on": "1s", "off": "1s"}),
-            _tcp("ue9-dl-messages", "edge", "ue9", "cubic",
-                 app={"kind": "messages", "size": "100kB", "interval": "50ms", "poisson": True}),
-            _udp("ue10-ul-udp", "ue10", "remote", "20Mbps"),
-        ],
-    }
+    """``examples/ran-10ues.toml`` as it is (see its comment): ten UEs on one 2017-preset
+    gNB, 10 s, mixed traffic, two walking UEs."""
+    return {"example": "ran-10ues.toml", "overrides": []}
 
 
 #: Algorithms that need a UE (they read the RAN's link view): benchmarked on the RAN path.
@@ -187,7 +112,7 @@ def _build() -> tuple[dict[str, dict], dict[str, list[str]]]:
             name = f"{algo}-ran-1ue-ul-25s"
             b[name] = {
                 "description": f"one {algo} flow on the ran-1ue-ul-cubic-25s path (needs a UE)",
-                "scenario": ran_1ue_ul(algo),
+                **ran_1ue_ul(algo),
                 "baseline": "newreno-ran-1ue-ul-25s",
             }
         else:
@@ -203,18 +128,18 @@ def _build() -> tuple[dict[str, dict], dict[str, list[str]]]:
         "description": "one UE, uplink CUBIC at R_app 2 Gbit/s, 25 s, mmwave-2017, 10 MB RLC "
                        "buffer, core 1 ms, remote host 10 ms (examples/mmwave-2017.toml, "
                        "UE at 2 m/s)",
-        "scenario": ran_1ue_ul("cubic"),
+        **ran_1ue_ul("cubic"),
         "baseline": "newreno-ran-1ue-ul-25s",
     }
     b["newreno-ran-1ue-ul-25s"] = {
         "description": "ran-1ue-ul-cubic-25s with NewReno (baseline of the RAN algorithms)",
-        "scenario": ran_1ue_ul("newreno"),
+        **ran_1ue_ul("newreno"),
     }
     b["ran-10ues-mixed-10s"] = {
         "description": "ten UEs on one mmwave-2017 gNB, 10 s: UL CUBIC/NewReno bulk, DL TCP "
                        "bulk/on-off/messages, UDP CBR both ways, two walking UEs "
                        "(examples/ran-10ues.toml)",
-        "scenario": ran_10ues_mixed(),
+        **ran_10ues_mixed(),
     }
     if any(a in NEEDS_UE for a in _algorithms()):
         cc_group.append("newreno-ran-1ue-ul-25s")
@@ -247,10 +172,15 @@ def select(names: list[str], groups: list[str]) -> list[str]:
 def _child(name: str) -> dict:
     from . import _core
 
-    sc = BENCHMARKS[name]["scenario"]
-    text = json.dumps(sc)
+    b = BENCHMARKS[name]
+    if "example" in b:
+        path = _example(name)
+        text, fmt, origin, base = path.read_text(), "toml", str(path), str(path.parent)
+    else:
+        text, fmt, origin, base = json.dumps(b["scenario"]), "json", f"<bench {name}>", "."
     t0 = time.perf_counter()
-    summary, _tables = _core.run(text, "json", f"<bench {name}>", ".", [], None, None, None)
+    summary, _tables = _core.run(text, fmt, origin, base, b.get("overrides", []), None, None,
+                                 None)
     wall = time.perf_counter() - t0
     s = json.loads(summary)
     rss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -301,9 +231,20 @@ def run_benchmarks(names: list[str], repeat: int = 1) -> dict:
     }
 
 
-def scenario(name: str) -> dict:
-    """A copy of benchmark ``name``'s scenario (a dict for ``mmtsim.run``/``validate``)."""
-    return copy.deepcopy(BENCHMARKS[name]["scenario"])
+def _example(name: str) -> Path:
+    path = EXAMPLES / BENCHMARKS[name]["example"]
+    if not path.exists():
+        raise FileNotFoundError(f"benchmark {name} runs {path}, which comes with the source "
+                                "tree (run mmtsim bench from a clone)")
+    return path
+
+
+def source(name: str) -> tuple[dict | Path, list[str]]:
+    """Benchmark ``name``'s scenario and overrides, as ``mmtsim.run``/``validate`` take them."""
+    b = BENCHMARKS[name]
+    if "example" in b:
+        return _example(name), list(b["overrides"])
+    return copy.deepcopy(b["scenario"]), []
 
 
 if __name__ == "__main__":
