@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -360,7 +359,9 @@ def _random_flavours(group: dict) -> dict[str, str]:
 
 
 def _random_analyse(out: Path, summary) -> tuple[list[Finding], list[str], dict]:
-    rows = _per_run(summary)
+    # One pass over the per-run table: (run, kind, entity, metric) → value.
+    value = {(r["run_id"], r["entity_kind"], r["entity"], r["metric"]): r["value"]
+             for r in _per_run(summary) if r["value"] is not None}
     runs = {r.run_id: r for r in summary.ok_runs}
     # Fig. 3: per (mix, rapp, flavour) the per-run mean over that flavour's flows/UEs.
     fig3: dict[tuple[str, str, str], dict[str, tuple]] = {}
@@ -373,9 +374,8 @@ def _random_analyse(out: Path, summary) -> tuple[list[Finding], list[str], dict]
                     if rr.group.get("mix") != mix or rr.group.get("rapp") != rapp:
                         continue
                     names = [n for n, f in _random_flavours(rr.group).items() if f == flav]
-                    vals = [v for n in names for v in
-                            [_values(rows, run_id=rid, entity_kind=kind, entity=n,
-                                     metric=metric).get(rid)] if v is not None]
+                    vals = [value[k] for n in names
+                            if (k := (rid, kind, n, metric)) in value]
                     if vals:
                         per_run.append(sum(vals) / len(vals))
                 if per_run:
@@ -621,8 +621,3 @@ def format_findings(r: ReproductionResult) -> str:
     lines.append("")
     lines.append(f"report: {r.report}")
     return "\n".join(lines)
-
-
-def clear(out: Path) -> None:
-    """Removes a reproduction folder (used by tests)."""
-    shutil.rmtree(out, ignore_errors=True)
