@@ -60,11 +60,12 @@ Events
     ``tcp_cwnd_restart`` (not for BBR).
 ``set_link_view(grants, sinr_db, rlc_buffer_bytes=0, direction="uplink")`` / ``clear_link_view()``
     The UE's radio view, read before every following ACK as the sender reads its UE's
-    view: ``grants`` are tuples ``(time_s, tbs_bytes, mcs, symbols, slot_s[, share])`` of
-    ``direction``, oldest first; the other direction has none. ``share`` (default 1) is
-    the part of the slot's data resources the grant holds: X-TCP rates a grant as
-    ``tbs_bytes * 8 / (slot_s * share)``, what its MCS would carry over the whole data
-    region. Only X-TCP reads the view; other algorithms ignore it.
+    view: ``grants`` are tuples ``(time_s, tbs_bytes, mcs, symbols, slot_s[, share[, duty]])``
+    of ``direction``, oldest first; the other direction has none. ``share`` (default 1) is
+    the part of the slot's data resources the grant holds; ``duty`` (default 1) the
+    direction's long-run share of slots (fixed TDD DDDSU: 0.2 for the uplink). X-TCP rates a
+    grant as ``tbs_bytes * 8 * duty / (slot_s * share)``, what its MCS would carry over all
+    the data resources of its direction. Only X-TCP reads the view; other algorithms ignore it.
 
 Read back ``cwnd``, ``ssthresh``, ``state``, ``pacing_rate_bps`` (payload bit/s; None if
 the algorithm sets no rate), ``owns_window``, ``app_limited_requested`` (BBR in PROBE_RTT

@@ -26,15 +26,24 @@ pub struct Grant {
     /// (0, 1]: allocated symbols / data symbols for a TDMA frame, allocated resource blocks /
     /// all resource blocks for OFDMA.
     pub share: f64,
+    /// Long-run fraction of slots in which the grant's direction may be scheduled at all, in
+    /// (0, 1]: 1 for FDD and dynamic TDD (any slot may go wholly to one direction), the
+    /// direction's share of the pattern for fixed TDD (uplink of DDDSU: 1/5).
+    pub duty: f64,
 }
 
 impl Grant {
     /// The rate this grant's modulation and coding would give the UE over all of the
-    /// slot's data resources: TBS·8 / (slot · share), bit/s. Zero for an empty grant.
+    /// data resources its direction has in the long run: TBS·8 · duty / (slot · share),
+    /// bit/s. Zero for an empty grant.
+    ///
+    /// Without the duty factor a fixed-TDD uplink would be rated at its rate *during* an
+    /// uplink slot: five times what DDDSU's uplink carries, and a window sized from it
+    /// overflows the UE's RLC buffer by the same factor.
     pub fn resource_rate_bps(&self) -> f64 {
         let t = self.slot.secs_f64() * self.share;
         if t > 0.0 {
-            self.tbs_bytes as f64 * 8.0 / t
+            self.tbs_bytes as f64 * 8.0 * self.duty / t
         } else {
             0.0
         }
@@ -171,6 +180,7 @@ mod tests {
             symbols: 22,
             slot: SimTime::from_us(100),
             share: 1.0,
+            duty: 1.0,
         }
     }
 
@@ -181,6 +191,7 @@ mod tests {
         let g = Grant {
             symbols: 4,
             share: 4.0 / 22.0,
+            duty: 1.0,
             ..grant(100, 2_000)
         };
         assert!((g.resource_rate_bps() - 880e6).abs() < 1.0);
@@ -189,6 +200,7 @@ mod tests {
         let g = Grant {
             symbols: 12,
             share: 10.0 / 50.0,
+            duty: 1.0,
             slot: SimTime::from_ms(1),
             ..grant(100, 5_000)
         };
@@ -196,6 +208,7 @@ mod tests {
         // An empty share carries no rate and is skipped by the estimate.
         let g0 = Grant {
             share: 0.0,
+            duty: 1.0,
             ..grant(100, 5_000)
         };
         assert_eq!(g0.resource_rate_bps(), 0.0);

@@ -688,8 +688,9 @@ impl CongestionControl {
 
     /// Sets the radio view the algorithm reads before every following ACK, as the sender
     /// does with its UE's view: `grants` of `direction`, oldest first, as tuples
-    /// `(time_s, tbs_bytes, mcs, symbols, slot_s[, share])` — `share` is the part of the
-    /// slot's data resources the grant holds, (0, 1], default 1; the SINR (dB) and the RLC
+    /// `(time_s, tbs_bytes, mcs, symbols, slot_s[, share[, duty]])` — `share` is the part of
+    /// the slot's data resources the grant holds, (0, 1], default 1; `duty` the direction's
+    /// long-run share of slots (1/5 for the uplink of DDDSU), default 1; the SINR (dB) and the RLC
     /// buffer (bytes). Algorithms that are not cross-layer ignore it.
     #[pyo3(signature = (grants, sinr_db, rlc_buffer_bytes=0, direction="uplink"))]
     fn set_link_view(
@@ -713,23 +714,32 @@ impl CongestionControl {
         )?;
         let mut out = Vec::with_capacity(grants.len());
         for (i, item) in grants.iter().enumerate() {
-            let (time_s, tbs, mcs, symbols, slot_s, share) =
-                match item.extract::<(f64, i64, i64, i64, f64, f64)>() {
-                    Ok(t) => t,
-                    Err(_) => {
-                        let (a, b, c, d, e) =
-                            item.extract::<(f64, i64, i64, i64, f64)>().map_err(|_| {
-                                PyValueError::new_err(format!(
-                                    "grants[{i}]: expected a tuple (time_s, tbs_bytes, mcs, \
-                                     symbols, slot_s[, share])"
-                                ))
-                            })?;
-                        (a, b, c, d, e, 1.0)
-                    }
-                };
+            let (time_s, tbs, mcs, symbols, slot_s, share, duty) = if let Ok(t) =
+                item.extract::<(f64, i64, i64, i64, f64, f64, f64)>()
+            {
+                t
+            } else if let Ok((a, b, c, d, e, f)) = item.extract::<(f64, i64, i64, i64, f64, f64)>()
+            {
+                (a, b, c, d, e, f, 1.0)
+            } else {
+                let (a, b, c, d, e) =
+                    item.extract::<(f64, i64, i64, i64, f64)>().map_err(|_| {
+                        PyValueError::new_err(format!(
+                            "grants[{i}]: expected a tuple (time_s, tbs_bytes, mcs, \
+                                 symbols, slot_s[, share[, duty]])"
+                        ))
+                    })?;
+                (a, b, c, d, e, 1.0, 1.0)
+            };
             if !(share > 0.0 && share <= 1.0) {
                 return Err(PyValueError::new_err(format!(
                     "grants[{i}].share = {share}: expected a fraction in (0, 1]"
+                )));
+            }
+            if !(duty > 0.0 && duty <= 1.0) {
+                return Err(PyValueError::new_err(format!(
+                    "grants[{i}].duty = {duty}: expected a fraction in (0, 1] (the direction's \
+                     long-run share of slots)"
                 )));
             }
             let g = Grant {
@@ -749,6 +759,7 @@ impl CongestionControl {
                 )? as u16,
                 slot: positive_secs(slot_s, &format!("grants[{i}].slot_s"))?,
                 share,
+                duty,
             };
             if let Some(prev) = out.last().map(|p: &Grant| p.time) {
                 if g.time < prev {

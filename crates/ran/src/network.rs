@@ -346,11 +346,13 @@ impl Ran {
     ) -> Result<Option<(usize, SimTime)>, ()> {
         let d = if dir == Direction::Downlink { DL } else { UL };
         let u = &mut self.ues[ue];
-        let (sdu, _) = u.pdcp_tx[d].send(id, bytes);
+        // Admission before numbering (see `PdcpTx::peek`): a refused packet takes no COUNT.
+        let sdu = u.pdcp_tx[d].peek(id, bytes);
         if u.rlc[d].send_sdu(now, sdu).is_err() {
             u.stats.buffer_drops[d] += 1;
             return Err(());
         }
+        u.pdcp_tx[d].commit();
         let c = u.cell;
         Ok(self.wake(c, now))
     }
@@ -740,6 +742,12 @@ impl Ran {
             Allocation::ResourceBlocks => self.num.data_symbols,
         };
         let share = units as f64 / self.num.units_per_slot as f64;
+        let kind = if d == UL {
+            SlotKind::Uplink
+        } else {
+            SlotKind::Downlink
+        };
+        let duty = self.num.duplex.share(kind);
         let ue = &mut self.ues[u];
         if d == UL {
             ue.ul_granted.push_back((now, tbs as u64));
@@ -753,6 +761,7 @@ impl Ran {
                 symbols,
                 slot: self.slot,
                 share,
+                duty,
             },
         );
         let mut pdus = Vec::new();

@@ -78,16 +78,30 @@ impl PdcpTx {
     /// Numbers upper-layer packet `id` of `bytes` bytes. Returns the RLC SDU (header added,
     /// COUNT inside) and its PDCP COUNT.
     pub fn send(&mut self, id: u64, bytes: u32) -> (Sdu, u32) {
-        let count = self.tx_next;
+        let sdu = self.peek(id, bytes);
+        self.commit();
+        (sdu, sdu.count)
+    }
+
+    /// The SDU packet `id` would become, numbered with TX_NEXT, without consuming the COUNT.
+    ///
+    /// The RAN admits a packet to the bearer's buffer before it is numbered: a packet the
+    /// full RLC buffer refuses must leave no COUNT gap, because a burst of refusals longer
+    /// than the receiving window (2^(SN−1) COUNTs, 2048 for the 12-bit SN) would put every
+    /// later COUNT outside the receiver's window, which then discards every later packet
+    /// (TS 38.323 §5.2.2.1) and the bearer never recovers. Call [`PdcpTx::commit`] once the
+    /// RLC has taken the SDU.
+    pub fn peek(&self, id: u64, bytes: u32) -> Sdu {
+        Sdu {
+            id,
+            bytes: bytes + self.header_bytes,
+            count: self.tx_next,
+        }
+    }
+
+    /// Consumes the COUNT of the SDU last returned by [`PdcpTx::peek`].
+    pub fn commit(&mut self) {
         self.tx_next = self.tx_next.wrapping_add(1);
-        (
-            Sdu {
-                id,
-                bytes: bytes + self.header_bytes,
-                count,
-            },
-            count,
-        )
     }
 }
 
@@ -255,6 +269,37 @@ mod tests {
         }
         assert!(out.iter().all(|s| s.bytes == 1000));
         out.iter().map(|s| s.count).collect()
+    }
+
+    #[test]
+    fn a_refused_packet_takes_no_count() {
+        // The RLC refuses what `peek` numbered: without `commit` the next packet gets the
+        // same COUNT, so the receiver sees no gap.
+        let mut tx = PdcpTx::new(&PdcpConfig::default());
+        assert_eq!(tx.send(1, 100).1, 0);
+        assert_eq!(tx.peek(2, 100).count, 1);
+        assert_eq!(tx.peek(3, 100).count, 1);
+        tx.commit();
+        assert_eq!(tx.send(4, 100).1, 2);
+    }
+
+    #[test]
+    fn a_gap_wider_than_the_window_discards_everything_after_it() {
+        // Why numbering must follow admission: with a 12-bit SN (ns-3's) the window is
+        // 2^11 = 2048 COUNTs. Had 3000 refused packets consumed COUNTs 1..=3000, COUNT 3001
+        // would lie outside [RX_DELIV = 1, 1 + 2048) and be discarded, and so would every
+        // later one. (3-byte header, as `rx` expects; no reordering delay.)
+        let cfg = PdcpConfig {
+            header_bytes: 3,
+            t_reordering: SimTime::ZERO,
+            sn_bits: 12,
+        };
+        let mut r = PdcpRx::new(&cfg);
+        assert_eq!(rx(&mut r, ms(1), &[0]), vec![0]);
+        assert!(rx(&mut r, ms(2), &[3001, 3002]).is_empty());
+        assert_eq!(r.stats().discarded, 2);
+        // Inside the window a gap is skipped at once (t-Reordering 0, ns-3's behaviour).
+        assert_eq!(rx(&mut r, ms(3), &[2048]), vec![2048]);
     }
 
     #[test]

@@ -101,6 +101,7 @@ mod tests {
                     symbols: 1,
                     slot,
                     share: 1.0 / 22.0,
+                    duty: 1.0,
                 },
             );
         }

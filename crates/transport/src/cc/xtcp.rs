@@ -210,6 +210,7 @@ mod tests {
                     symbols: 22,
                     slot,
                     share: 1.0,
+                    duty: 1.0,
                 })
                 .collect(),
             sinr_db,
@@ -288,5 +289,21 @@ mod tests {
         c.link_view(&v, now);
         c.on_ack(&ack(now, 20));
         assert_eq!(c.cwnd(), 1711);
+    }
+
+    #[test]
+    fn a_fixed_tdd_uplink_is_rated_at_its_share_of_slots() {
+        // The same grants as the first test, but in the one uplink slot of a DDDSU pattern
+        // (duty 1/5): the link carries a fifth of 1 Gbit/s, so the window is
+        // floor(0.2 · 2,397,260 / 1400) = floor(342.47) = 342 segments, not 1712.
+        let now = SimTime::from_ms(50);
+        let mut v = view(12_500, 50_000, 20.0);
+        for g in &mut v.grants {
+            g.duty = 0.2;
+        }
+        let mut c = Controller::new(&CcParams::Xtcp(XtcpParams::default()), 1, SimTime::ZERO);
+        c.link_view(&v, now);
+        c.on_ack(&ack(now, 20));
+        assert_eq!(c.cwnd(), 342);
     }
 }

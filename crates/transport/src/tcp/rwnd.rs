@@ -137,6 +137,7 @@ mod tests {
                     symbols: 11,
                     slot: SimTime::from_us(100),
                     share: 0.5,
+                    duty: 1.0,
                 })
                 .collect(),
         );
@@ -153,6 +154,7 @@ mod tests {
         let slow = View(vec![Grant {
             tbs_bytes: 10,
             share: 1.0,
+            duty: 1.0,
             ..v.0[0]
         }]);
         let mut c2 = RwndControl::new(RwndParams::default());

@@ -3,6 +3,9 @@
 //! One static UE, 2017 preset, uplink bulk TCP to a server 11 ms away (RTT ≈ 22.6 ms).
 
 use super::common::*;
+use mmtsim_scenario::{load_str, Format};
+use mmtsim_world::{run, RunControl};
+use std::path::Path;
 
 fn scenario(cc: &str) -> String {
     constant_sinr_cell(
@@ -89,4 +92,34 @@ fn xtcp_from_a_wired_host_fails_validation() {
         msg.contains("flows[0].cc") && msg.contains("must start at a UE"),
         "{msg}"
     );
+}
+
+/// Issue 12 regression: the shipped NR FR2 example with X-TCP on the walking UE's uplink
+/// (1.5 MB RLC buffers, fixed TDD DDDSU). It used to stall for good: X-TCP rated the uplink
+/// at its rate during an uplink slot (5× what DDDSU's uplink carries), its first window
+/// (≈ 7.6 MB) overflowed the RLC buffer, and the ≈ 4400 refused packets had already taken
+/// PDCP COUNTs; every later packet then lay outside the gNB's 2048-COUNT PDCP window and was
+/// discarded, retransmissions included (≈ 2 Mbit/s, RTOs backing off). Now the uplink must
+/// carry at least half what CUBIC carries on the same channel, with few timeouts.
+#[test]
+fn the_nr_fr2_example_uplink_does_not_stall_under_xtcp() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let text = std::fs::read_to_string(dir.join("nr-fr2.toml")).expect("example");
+    let run_with = |cc: &str| {
+        let sets = [
+            format!("flows.2.cc={cc}"),
+            "simulation.duration=5s".to_string(),
+        ];
+        let l = load_str(&text, Format::Toml, "nr-fr2.toml", &dir, &sets).expect("loads");
+        run(&l, &RunControl::default()).expect("run")
+    };
+    let (x, c) = (run_with("xtcp"), run_with("cubic"));
+    let (gx, gc) = (
+        flow(&x, 2)["goodput_mbps"].as_f64().unwrap(),
+        flow(&c, 2)["goodput_mbps"].as_f64().unwrap(),
+    );
+    let rtos = flow(&x, 2)["rtos"].as_u64().unwrap();
+    eprintln!("nr-fr2 uplink: xtcp {gx:.1} Mbit/s ({rtos} RTOs), cubic {gc:.1} Mbit/s");
+    assert!(gx > 0.5 * gc, "xtcp {gx} vs cubic {gc} Mbit/s");
+    assert!(rtos <= 2, "{rtos} RTOs");
 }
