@@ -280,6 +280,8 @@ def _dispatch(args) -> int:
             print(f"{args.out}: {s['sim_seconds']:g} s simulated in {s['wall_seconds']:.2f} s "
                   f"({s['events']} events, seed {s['seed']})")
             _print_flows(s)
+        for notice in res.summary.get("notices", []):
+            print(f"mmtsim: note: {notice}", file=sys.stderr)
         return EXIT_OK
     if args.cmd == "validate":
         from .api import validate

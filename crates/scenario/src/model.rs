@@ -85,6 +85,20 @@ pub struct Metrics {
     /// Record every RTT sample (default true).
     #[serde(default = "yes")]
     pub rtt: bool,
+    /// Row budget of each per-packet table (`rtt`, `owd`, `cwnd` when recorded on every
+    /// change), shared evenly by the flows that record it (default 1000000). Beyond it the
+    /// rows are thinned to every 2nd, 4th, … sample; summary statistics still use every
+    /// sample.
+    #[serde(default = "default_sample_budget")]
+    pub sample_budget: u64,
+    /// Keep every sample of the per-packet tables, ignoring `sample_budget` (default false).
+    /// Memory then grows with simulated time.
+    #[serde(default)]
+    pub keep_all_samples: bool,
+}
+
+fn default_sample_budget() -> u64 {
+    1_000_000
 }
 
 fn default_goodput_bin() -> Duration {
@@ -104,6 +118,8 @@ impl Default for Metrics {
             sample_interval: default_sample_interval(),
             cwnd: CwndRecording::Interval,
             rtt: true,
+            sample_budget: default_sample_budget(),
+            keep_all_samples: false,
         }
     }
 }

@@ -42,6 +42,16 @@ pub fn validate(s: &Scenario, base_dir: &Path) -> Result<(Traces, crate::ran::Si
             "must be longer than zero".into(),
         ));
     }
+    if !(2..=MAX_SAMPLE_ROWS).contains(&s.metrics.sample_budget) {
+        errs.push((
+            "metrics.sample_budget".into(),
+            format!(
+                "{} rows: expected 2 to {MAX_SAMPLE_ROWS} (set metrics.keep_all_samples = true \
+                 to keep every sample)",
+                s.metrics.sample_budget
+            ),
+        ));
+    }
 
     // Nodes.
     let mut index: BTreeMap<&str, usize> = BTreeMap::new();

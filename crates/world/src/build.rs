@@ -1,7 +1,7 @@
 //! Building a world from a validated scenario.
 
 use mmtsim_apps::{AppKind, TcpApp};
-use mmtsim_engine::metrics::DelayLog;
+use mmtsim_engine::metrics::{DelayLog, Thinning};
 use mmtsim_engine::{Rate, RngStreams, SimTime};
 use mmtsim_net::link::{Impairments, LinkConfig, LinkDir};
 use mmtsim_net::packet::TcpHeader;
@@ -224,6 +224,21 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Result<Built, String> {
     }
 
     let end = s.simulation.duration.time();
+    // Each per-packet table's row budget is shared evenly by the flows that record it.
+    let budget_of = |p: Protocol| {
+        let n: u64 = s
+            .flows
+            .iter()
+            .filter(|f| f.protocol == p)
+            .map(|f| f.count as u64)
+            .sum();
+        if s.metrics.keep_all_samples {
+            0
+        } else {
+            (s.metrics.sample_budget / n.max(1)).max(2) as usize
+        }
+    };
+    let (tcp_budget, udp_budget) = (budget_of(Protocol::Tcp), budget_of(Protocol::Udp));
     let mut flows = Vec::new();
     for (fi, f) in s.flows.iter().enumerate() {
         for k in 0..f.count {
@@ -282,6 +297,10 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Result<Built, String> {
                     );
                     let mut sender = TcpSender::new(cfg.clone(), log_changes, start);
                     sender.log.rtt.keep = s.metrics.rtt;
+                    sender.log.rtt.set_budget(tcp_budget);
+                    if let Some(c) = &mut sender.log.cwnd {
+                        c.thinning = Thinning::new(tcp_budget);
+                    }
                     let receiver = TcpReceiver::new(cfg);
                     (
                         FlowKind::Tcp {
@@ -315,7 +334,11 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Result<Built, String> {
                         FlowKind::Udp {
                             src: UdpSource::new(payload, rate),
                             sink: UdpSink::default(),
-                            owd: DelayLog::new(s.metrics.rtt),
+                            owd: {
+                                let mut d = DelayLog::new(s.metrics.rtt);
+                                d.set_budget(udp_budget);
+                                d
+                            },
                         },
                         "none",
                     )

@@ -2,6 +2,7 @@
 
 use crate::build::{build, FlowKind, FlowState, LinkState, RADIO};
 use crate::output::{Column, ColumnData, RunOutput, Table};
+use mmtsim_engine::metrics::Thinning;
 use mmtsim_engine::queue::{CLASS_EARLY, CLASS_LATE};
 use mmtsim_engine::{EventQueue, SimTime};
 use mmtsim_net::link::{LinkOutput, PacketRef};
@@ -663,6 +664,15 @@ impl Sim {
         let (mut c_flow, mut c_t, mut c_cwnd, mut c_ss, mut c_in, mut c_rw) =
             (vec![], vec![], vec![], vec![], vec![], vec![]);
         let (mut o_flow, mut o_t, mut o_v) = (vec![], vec![], vec![]);
+        // Per-packet tables under a row budget: (samples, rows kept, largest stride).
+        let mut thinned: [(&str, u64, u64, u64); 3] =
+            [("rtt", 0, 0, 1), ("cwnd", 0, 0, 1), ("owd", 0, 0, 1)];
+        let mut note = |k: usize, t: &Thinning, rows: usize| {
+            let e = &mut thinned[k];
+            e.1 += t.seen;
+            e.2 += rows as u64;
+            e.3 = e.3.max(t.stride);
+        };
         let bin_s = self.bin_ns as f64 * 1e-9;
         for (i, fl) in self.flows.iter_mut().enumerate() {
             let id = i as u32;
@@ -734,7 +744,12 @@ impl Sim {
                     j["file_bytes"] = json!(file_size);
                     j["completion_time_s"] = json!(completed_at.map(|t| (t - fl.start).secs_f64()));
                     j["final_cwnd_bytes"] = json!(sender.cwnd_bytes());
+                    j["rtt_rows_stride"] = json!(rtt.thinning.stride);
                     let log = std::mem::take(&mut sender.log);
+                    note(0, &log.rtt.thinning, log.rtt.us.len());
+                    if let Some(c) = &log.cwnd {
+                        note(1, &c.thinning, c.t_ns.len());
+                    }
                     r_flow.extend(std::iter::repeat_n(id, log.rtt.us.len()));
                     r_t.extend(log.rtt.t_ns);
                     r_v.extend(log.rtt.us);
@@ -765,6 +780,8 @@ impl Sim {
                     j["rtt_p95_ms"] = json!(null);
                     j["retransmits"] = json!(0);
                     j["rtos"] = json!(0);
+                    j["owd_rows_stride"] = json!(owd.thinning.stride);
+                    note(2, &owd.thinning, owd.us.len());
                     o_flow.extend(std::iter::repeat_n(id, owd.us.len()));
                     o_t.append(&mut owd.t_ns);
                     o_v.append(&mut owd.us);
@@ -807,6 +824,17 @@ impl Sim {
                 })
             })
             .collect();
+        let notices: Vec<String> = thinned
+            .iter()
+            .filter(|e| e.3 > 1)
+            .map(|&(table, seen, rows, stride)| {
+                format!(
+                    "{table}: {seen} samples thinned to {rows} rows (down to 1 in {stride} \
+                     samples of a flow) under metrics.sample_budget; summary statistics use \
+                     every sample; set metrics.keep_all_samples = true to keep them all"
+                )
+            })
+            .collect();
         let (ues_json, cells_json) = self.ran_summary();
         let mut scenario = serde_json::to_value(&loaded.scenario).expect("scenario serialises");
         scenario["simulation"]["seed"] = json!(seed);
@@ -820,6 +848,7 @@ impl Sim {
             "links": links_json,
             "ues": ues_json,
             "cells": cells_json,
+            "notices": notices,
             "scenario": scenario,
         });
         let u32c = |name, v: Vec<u32>| Column {

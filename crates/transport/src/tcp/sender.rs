@@ -23,7 +23,7 @@ use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::{ts_ticks, wscale_for, TcpConfig};
 use crate::cc::{AckSample, CaState, Controller, CwndEvent};
-use mmtsim_engine::metrics::DelayLog;
+use mmtsim_engine::metrics::{keep_even_rows, DelayLog, Thinning};
 use mmtsim_engine::SimTime;
 use mmtsim_net::packet::{SynOptions, TcpFlags, TcpHeader, TS_TICK_NS};
 
@@ -53,9 +53,12 @@ pub struct SenderStats {
     pub syn_retransmits: u64,
 }
 
-/// cwnd / ssthresh / in-flight samples, in bytes, recorded when cwnd or ssthresh changes.
+/// cwnd / ssthresh / in-flight samples, in bytes, recorded when cwnd or ssthresh changes,
+/// under a row budget (see [`mmtsim_engine::metrics`]).
 #[derive(Clone, Debug, Default)]
 pub struct CwndLog {
+    /// Which changes are kept.
+    pub thinning: Thinning,
     /// Time, ns.
     pub t_ns: Vec<u64>,
     /// Congestion window, bytes.
@@ -731,11 +734,21 @@ impl TcpSender {
             self.snd_wnd,
         );
         if let Some(l) = &mut self.log.cwnd {
+            if !l.thinning.admit() {
+                return;
+            }
             l.t_ns.push(now.ns());
             l.cwnd_bytes.push(cwnd);
             l.ssthresh_bytes.push(ssthresh);
             l.inflight_bytes.push(inflight);
             l.rwnd_bytes.push(rwnd);
+            if l.thinning.must_halve(l.t_ns.len()) {
+                keep_even_rows(&mut l.t_ns);
+                keep_even_rows(&mut l.cwnd_bytes);
+                keep_even_rows(&mut l.ssthresh_bytes);
+                keep_even_rows(&mut l.inflight_bytes);
+                keep_even_rows(&mut l.rwnd_bytes);
+            }
         }
     }
 

@@ -98,6 +98,68 @@ fn rtt_samples_can_be_switched_off_without_losing_the_summary() {
     assert!(b["rtt_p95_ms"].is_null(), "a percentile needs the samples");
 }
 
+/// Per-packet tables obey `metrics.sample_budget`, shared by the flows recording them: two
+/// flows and a budget of 200 rows leave each flow at most 100 RTT rows and at least 50
+/// (halving keeps at least half), evenly spread (one stride per flow); the summary still
+/// counts every sample, its mean and minimum are exact, and its p95 lies within the
+/// histogram's 1/512 of the exact value (`keep_all_samples`). Change-recorded cwnd rows obey
+/// the same budget; the summary carries one notice per thinned table.
+#[test]
+fn per_packet_tables_obey_the_row_budget() {
+    let base = dumbbell(
+        "50Mbps",
+        "10ms",
+        r#"{ limit = "100kB" }"#,
+        "3s",
+        "[[flows]]\nfrom = \"server\"\nto = \"client\"\ncount = 2\n",
+    );
+    let all = run_toml(&format!(
+        "{base}\n[metrics]\ncwnd = \"change\"\nkeep_all_samples = true\n"
+    ));
+    let thin = run_toml(&format!(
+        "{base}\n[metrics]\ncwnd = \"change\"\nsample_budget = 200\n"
+    ));
+    for id in 0..2u32 {
+        let rows = |out: &mmtsim_world::RunOutput, table: &str| {
+            u32s(out, table, "flow")
+                .iter()
+                .filter(|&&f| f == id)
+                .count()
+        };
+        let (a, b) = (flow(&all, id as usize), flow(&thin, id as usize));
+        let samples = a["rtt_samples"].as_u64().unwrap() as usize;
+        assert!(
+            samples > 400,
+            "the test needs more samples than the budget: {samples}"
+        );
+        assert_eq!(rows(&all, "rtt"), samples);
+        let kept = rows(&thin, "rtt");
+        assert!((50..=100).contains(&kept), "{kept} rows kept of {samples}");
+        let stride = b["rtt_rows_stride"].as_u64().unwrap() as usize;
+        assert_eq!(kept, samples.div_ceil(stride), "every {stride}th sample");
+        let (cwnd_thin, cwnd_all) = (rows(&thin, "cwnd"), rows(&all, "cwnd"));
+        assert!(
+            cwnd_thin <= 100 && cwnd_all > 100,
+            "{cwnd_thin} of {cwnd_all} cwnd rows"
+        );
+        assert_eq!(a["rtt_samples"], b["rtt_samples"]);
+        assert_eq!(a["rtt_mean_ms"], b["rtt_mean_ms"]);
+        assert_eq!(a["rtt_min_ms"], b["rtt_min_ms"]);
+        let (pa, pb) = (
+            a["rtt_p95_ms"].as_f64().unwrap(),
+            b["rtt_p95_ms"].as_f64().unwrap(),
+        );
+        assert!(
+            pb <= pa && pa - pb <= pa / 512.0 + 1e-3,
+            "p95 {pb} vs exact {pa}"
+        );
+    }
+    let notices = thin.summary["notices"].as_array().unwrap();
+    assert_eq!(notices.len(), 2, "{notices:?}");
+    assert!(notices[0].as_str().unwrap().starts_with("rtt: "));
+    assert!(all.summary["notices"].as_array().unwrap().is_empty());
+}
+
 #[test]
 fn udp_loss_and_delay_summary() {
     // 1 % Bernoulli loss: datagrams lost = sent − received, and the one-way delay is the
