@@ -243,6 +243,12 @@ pub fn tcp_config(f: &Flow) -> Result<TcpConfig, (String, String)> {
                 window: t.rwnd_window.time(),
                 ..Default::default()
             }),
+        rto_ssthresh: match t.rto_ssthresh {
+            crate::model::RtoSsthresh::PerEpisode => mmtsim_transport::cc::RtoSsthresh::PerEpisode,
+            crate::model::RtoSsthresh::EveryTimeout => {
+                mmtsim_transport::cc::RtoSsthresh::EveryTimeout
+            }
+        },
         cc: cc_params(f.cc.as_ref())?,
     })
 }

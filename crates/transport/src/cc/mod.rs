@@ -32,6 +32,7 @@
 //!   through [`Controller::set_cwnd`]; [`Controller::exit_recovery`] sets cwnd = ssthresh.
 //! - RTO: [`Controller::on_rto`] reduces ssthresh only once per loss episode (Linux
 //!   `tcp_enter_loss`), fires [`CwndEvent::Loss`], sets cwnd = in-flight + 1 and the Loss state.
+//!   [`RtoSsthresh::EveryTimeout`] recomputes ssthresh at every timeout instead (ns-3).
 //!
 //! The sender de-duplicates per-episode cuts: it calls `enter_recovery` once per recovery
 //! episode (RFC 6582's `recover` / RFC 6675's `RecoveryPoint`).
@@ -393,6 +394,22 @@ impl CcParams {
     ];
 }
 
+/// When a retransmission timeout recomputes ssthresh.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RtoSsthresh {
+    /// Once per loss episode, from the window before its first timeout; the timeouts that
+    /// back off inside the episode leave ssthresh alone (Linux `tcp_enter_loss`). Default.
+    #[default]
+    PerEpisode,
+    /// At every timeout, from the window as it is then: after the first timeout of an
+    /// outage the window is one segment, so the next timeout sets ssthresh to the floor of
+    /// 2 segments, and the algorithm's loss state (CUBIC's and BIC's W_max) shrinks with
+    /// it. This is ns-3's TCP of the seed papers' era (`TcpSocketBase::ReTxTimeout` calls
+    /// the congestion control's `GetSsThresh` on every expiry), offered to compare with
+    /// published ns-3 results.
+    EveryTimeout,
+}
+
 /// A window driven by an algorithm through the Linux call sequence.
 pub struct Controller {
     /// The window (segments).
@@ -404,6 +421,8 @@ pub struct Controller {
     /// The algorithm has taken over the window through `cong_control` (Linux decides by the
     /// presence of the hook; here the first `true` it returns marks it).
     owns_window: bool,
+    /// When a timeout recomputes ssthresh.
+    pub rto_ssthresh: RtoSsthresh,
 }
 
 impl Controller {
@@ -418,6 +437,7 @@ impl Controller {
             state: CaState::Open,
             episode_end: 0,
             owns_window: false,
+            rto_ssthresh: RtoSsthresh::PerEpisode,
         }
     }
 
@@ -564,7 +584,7 @@ impl Controller {
     pub fn on_rto(&mut self, now: SimTime, in_flight: u32, snd_una: u64, snd_nxt: u64) {
         let first_in_episode =
             matches!(self.state, CaState::Open | CaState::Disorder) || snd_una >= self.episode_end;
-        if first_in_episode {
+        if first_in_episode || self.rto_ssthresh == RtoSsthresh::EveryTimeout {
             self.w.prior_cwnd = self.w.cwnd;
             self.w.ssthresh = self.cc.ssthresh(&self.w);
             self.cc.cwnd_event(&mut self.w, CwndEvent::Loss, now);
@@ -598,6 +618,25 @@ mod tests {
         w.ssthresh = 10;
         assert_eq!(w.slow_start(5), 3);
         assert_eq!(w.cwnd, 10);
+    }
+
+    #[test]
+    fn a_backed_off_timeout_cuts_ssthresh_again_only_in_ns3_mode() {
+        // Reno, cwnd 100. First timeout: ssthresh = max(100/2, 2) = 50, cwnd = 0 + 1. The
+        // retransmission times out again inside the same episode (SND.UNA still below the
+        // episode's end): Linux keeps 50; ns-3 recomputes from cwnd 1: max(1/2, 2) = 2.
+        for (mode, expected) in [
+            (RtoSsthresh::PerEpisode, 50),
+            (RtoSsthresh::EveryTimeout, 2),
+        ] {
+            let reno = CcParams::default_for("newreno").unwrap();
+            let mut c = Controller::new(&reno, 100, SimTime::ZERO);
+            c.rto_ssthresh = mode;
+            c.on_rto(SimTime::from_ms(300), 0, 1, 140_001);
+            assert_eq!((c.ssthresh(), c.cwnd()), (50, 1));
+            c.on_rto(SimTime::from_ms(900), 0, 1, 140_001);
+            assert_eq!((c.ssthresh(), c.cwnd()), (expected, 1), "{mode:?}");
+        }
     }
 
     #[test]

@@ -86,6 +86,8 @@ pub struct TcpConfig {
     /// Cap the receiver's advertised window at the downlink grant rate × rtt_min
     /// ([`rwnd`]); only for a receiver on a UE with a RAN.
     pub rwnd_control: Option<rwnd::RwndParams>,
+    /// When a timeout recomputes ssthresh (Linux: once per loss episode).
+    pub rto_ssthresh: crate::cc::RtoSsthresh,
     /// Congestion control.
     pub cc: CcParams,
 }
@@ -107,6 +109,7 @@ impl Default for TcpConfig {
             slow_start_after_idle: true,
             dupthresh: 3,
             rwnd_control: None,
+            rto_ssthresh: crate::cc::RtoSsthresh::PerEpisode,
             cc: CcParams::default_for("cubic").expect("cubic is built in"),
         }
     }

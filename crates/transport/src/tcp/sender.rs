@@ -123,7 +123,8 @@ pub struct TcpSender {
 impl TcpSender {
     /// A sender that will open its connection when [`TcpSender::connect`] is called.
     pub fn new(cfg: TcpConfig, log_cwnd_changes: bool, now: SimTime) -> Self {
-        let cc = Controller::new(&cfg.cc, cfg.initial_cwnd, now);
+        let mut cc = Controller::new(&cfg.cc, cfg.initial_cwnd, now);
+        cc.rto_ssthresh = cfg.rto_ssthresh;
         let rtt = RttEstimator::new(cfg.min_rto, cfg.max_rto);
         TcpSender {
             state: SenderState::Closed,

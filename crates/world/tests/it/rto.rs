@@ -124,3 +124,57 @@ fn the_flow_recovers_its_rate_after_the_outage() {
         "goodput after the outage {after:.3} Mbit/s"
     );
 }
+
+/// `tcp.rto_ssthresh`: a bulk NewReno flow meets a 2 s outage and times out at least twice
+/// inside it. Linux (default) sets ssthresh once, at the first timeout, to half the window
+/// before it; ns-3's every-timeout rule recomputes it at the second timeout from the
+/// one-segment window then: max(1/2, 2) = 2 segments, which is what leaves ns-3's NewReno
+/// crawling in congestion avoidance after the link returns.
+#[test]
+fn ssthresh_after_backed_off_timeouts_linux_versus_ns3() {
+    let trace = "time_s,rate_mbps\n0,20\n5,0\n7,20\n";
+    let run_mode = |mode: &str| {
+        let text = format!(
+            r#"
+[simulation]
+duration = "8s"
+[metrics]
+cwnd = "change"
+[[nodes]]
+name = "a"
+[[nodes]]
+name = "b"
+[[links]]
+between = ["a", "b"]
+delay = "10ms"
+trace = {{ file = "outage.csv" }}
+reverse = {{ rate = "20Mbps" }}
+queue = {{ limit = "100kB" }}
+[[flows]]
+from = "a"
+to = "b"
+cc = "newreno"
+tcp = {{ mss = "1000B", rto_ssthresh = "{mode}" }}
+"#
+        );
+        run_with_files(&text, &[("outage.csv", trace)], None)
+    };
+    for (mode, ns3) in [("per_episode", false), ("every_timeout", true)] {
+        let out = run_mode(mode);
+        let rtos: Vec<f64> = rto_times(&out).into_iter().filter(|&t| t > 5.0 && t < 7.0).collect();
+        assert!(rtos.len() >= 2, "{mode}: timeouts in the outage {rtos:?}");
+        let t = u64s(&out, "cwnd", "t_ns");
+        let cwnd = u64s(&out, "cwnd", "cwnd_bytes");
+        let ss = u64s(&out, "cwnd", "ssthresh_bytes");
+        let first_ns = (rtos[0] * 1e9).round() as u64;
+        let last_ns = (rtos[rtos.len() - 1] * 1e9).round() as u64;
+        let before = t.iter().rposition(|&x| x < first_ns).unwrap();
+        let after_last = t.iter().rposition(|&x| x <= last_ns).unwrap();
+        let expected = if ns3 {
+            2 * 1000
+        } else {
+            (cwnd[before] / 1000 / 2).max(2) * 1000
+        };
+        assert_eq!(ss[after_last], expected, "{mode}: cwnd before {}", cwnd[before]);
+    }
+}
