@@ -444,22 +444,23 @@ pub struct Tcp {
     /// Averaging window of the controller's grant rate (default 10ms).
     #[serde(default = "default_rwnd_window")]
     pub rwnd_window: Duration,
-    /// When a retransmission timeout recomputes ssthresh: "per_episode" (default, Linux:
-    /// once per loss episode) or "every_timeout" (ns-3: at every expiry, from the window
-    /// as it is then), to compare with published ns-3 results.
+    /// How a retransmission timeout sets ssthresh: "linux" (default: once per loss
+    /// episode, from the window before it) or "ns3" (ns-3.27–3.29: from the flight size
+    /// after every segment was marked lost, i.e. 2 segments for NewReno and Hybla), to
+    /// compare with published ns-3 results.
     #[serde(default)]
     pub rto_ssthresh: RtoSsthresh,
 }
 
-/// When a retransmission timeout recomputes ssthresh.
+/// How a retransmission timeout sets ssthresh.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RtoSsthresh {
-    /// Once per loss episode (Linux `tcp_enter_loss`).
+    /// Linux `tcp_enter_loss`.
     #[default]
-    PerEpisode,
-    /// At every timeout (ns-3 `TcpSocketBase::ReTxTimeout`).
-    EveryTimeout,
+    Linux,
+    /// ns-3.27–3.29 `TcpSocketBase::ReTxTimeout`.
+    Ns3,
 }
 
 fn default_mss() -> Size {
@@ -501,7 +502,7 @@ impl Default for Tcp {
             slow_start_after_idle: true,
             rwnd_control: false,
             rwnd_window: default_rwnd_window(),
-            rto_ssthresh: RtoSsthresh::PerEpisode,
+            rto_ssthresh: RtoSsthresh::Linux,
         }
     }
 }

@@ -244,10 +244,8 @@ pub fn tcp_config(f: &Flow) -> Result<TcpConfig, (String, String)> {
                 ..Default::default()
             }),
         rto_ssthresh: match t.rto_ssthresh {
-            crate::model::RtoSsthresh::PerEpisode => mmtsim_transport::cc::RtoSsthresh::PerEpisode,
-            crate::model::RtoSsthresh::EveryTimeout => {
-                mmtsim_transport::cc::RtoSsthresh::EveryTimeout
-            }
+            crate::model::RtoSsthresh::Linux => mmtsim_transport::cc::RtoSsthresh::Linux,
+            crate::model::RtoSsthresh::Ns3 => mmtsim_transport::cc::RtoSsthresh::Ns3FlightSize,
         },
         cc: cc_params(f.cc.as_ref())?,
     })

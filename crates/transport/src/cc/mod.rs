@@ -32,7 +32,8 @@
 //!   through [`Controller::set_cwnd`]; [`Controller::exit_recovery`] sets cwnd = ssthresh.
 //! - RTO: [`Controller::on_rto`] reduces ssthresh only once per loss episode (Linux
 //!   `tcp_enter_loss`), fires [`CwndEvent::Loss`], sets cwnd = in-flight + 1 and the Loss state.
-//!   [`RtoSsthresh::EveryTimeout`] recomputes ssthresh at every timeout instead (ns-3).
+//!   [`RtoSsthresh::Ns3FlightSize`] applies ns-3's rule instead, for comparisons with
+//!   published ns-3 results.
 //!
 //! The sender de-duplicates per-episode cuts: it calls `enter_recovery` once per recovery
 //! episode (RFC 6582's `recover` / RFC 6675's `RecoveryPoint`).
@@ -278,6 +279,11 @@ pub trait CongestionControl: Send {
     fn metrics(&self) -> Vec<(&'static str, f64)> {
         Vec::new()
     }
+    /// The algorithm's ns-3 model computes ssthresh from the flight size rather than cwnd
+    /// (only read under [`RtoSsthresh::Ns3FlightSize`]).
+    fn ns3_ssthresh_from_flight_size(&self) -> bool {
+        false
+    }
 }
 
 /// Parameters of every algorithm, resolved from a scenario or Python.
@@ -394,20 +400,23 @@ impl CcParams {
     ];
 }
 
-/// When a retransmission timeout recomputes ssthresh.
+/// How a retransmission timeout sets ssthresh.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum RtoSsthresh {
-    /// Once per loss episode, from the window before its first timeout; the timeouts that
-    /// back off inside the episode leave ssthresh alone (Linux `tcp_enter_loss`). Default.
+    /// Linux `tcp_enter_loss`: once per loss episode, by the algorithm's `ssthresh` from
+    /// the window before the episode's first timeout; timeouts that back off inside the
+    /// episode leave it alone. Default.
     #[default]
-    PerEpisode,
-    /// At every timeout, from the window as it is then: after the first timeout of an
-    /// outage the window is one segment, so the next timeout sets ssthresh to the floor of
-    /// 2 segments, and the algorithm's loss state (CUBIC's and BIC's W_max) shrinks with
-    /// it. This is ns-3's TCP of the seed papers' era (`TcpSocketBase::ReTxTimeout` calls
-    /// the congestion control's `GetSsThresh` on every expiry), offered to compare with
-    /// published ns-3 results.
-    EveryTimeout,
+    Linux,
+    /// ns-3 of the seed papers' era (3.27–3.29, `TcpSocketBase::ReTxTimeout`): the
+    /// timeout marks every outstanding segment lost *before* it asks the congestion
+    /// control for ssthresh with `BytesInFlight()`, which is then zero. Algorithms whose
+    /// ns-3 model derives ssthresh from that flight size (RFC 5681 eq. 4,
+    /// max(FlightSize/2, 2·SMSS): NewReno and Hybla, which inherits it) therefore get
+    /// 2 segments at every timeout; those that derive it from cwnd in ns-3 (BIC, CUBIC,
+    /// Illinois, HighSpeed, Scalable, Vegas, Veno, YeAH, H-TCP, Westwood, BBR) keep Linux's
+    /// value. Later ns-3 releases take the flight size before marking (`inFlightBeforeRto`).
+    Ns3FlightSize,
 }
 
 /// A window driven by an algorithm through the Linux call sequence.
@@ -437,7 +446,7 @@ impl Controller {
             state: CaState::Open,
             episode_end: 0,
             owns_window: false,
-            rto_ssthresh: RtoSsthresh::PerEpisode,
+            rto_ssthresh: RtoSsthresh::Linux,
         }
     }
 
@@ -584,10 +593,15 @@ impl Controller {
     pub fn on_rto(&mut self, now: SimTime, in_flight: u32, snd_una: u64, snd_nxt: u64) {
         let first_in_episode =
             matches!(self.state, CaState::Open | CaState::Disorder) || snd_una >= self.episode_end;
-        if first_in_episode || self.rto_ssthresh == RtoSsthresh::EveryTimeout {
+        if first_in_episode {
             self.w.prior_cwnd = self.w.cwnd;
             self.w.ssthresh = self.cc.ssthresh(&self.w);
             self.cc.cwnd_event(&mut self.w, CwndEvent::Loss, now);
+        }
+        if self.rto_ssthresh == RtoSsthresh::Ns3FlightSize
+            && self.cc.ns3_ssthresh_from_flight_size()
+        {
+            self.w.ssthresh = (in_flight / 2).max(2);
         }
         self.w.cwnd = in_flight + 1;
         self.w.cwnd_cnt = 0;
@@ -621,21 +635,27 @@ mod tests {
     }
 
     #[test]
-    fn a_backed_off_timeout_cuts_ssthresh_again_only_in_ns3_mode() {
-        // Reno, cwnd 100. First timeout: ssthresh = max(100/2, 2) = 50, cwnd = 0 + 1. The
-        // retransmission times out again inside the same episode (SND.UNA still below the
-        // episode's end): Linux keeps 50; ns-3 recomputes from cwnd 1: max(1/2, 2) = 2.
-        for (mode, expected) in [
-            (RtoSsthresh::PerEpisode, 50),
-            (RtoSsthresh::EveryTimeout, 2),
+    fn ns3_flight_size_rule_gives_two_segments_to_newreno_only() {
+        // cwnd 100, a timeout with nothing left in flight. Linux: Reno max(100/2, 2) = 50,
+        // BIC 100·819/1024 = 79 (β = 0.8, fast convergence on the first loss); ns-3.27–3.29:
+        // NewReno gets max(0/2, 2) = 2 from the zero flight size, BIC's ns-3 model uses cwnd
+        // and keeps 79. A backed-off timeout in the same episode changes nothing further.
+        for (cc, mode, expected) in [
+            ("newreno", RtoSsthresh::Linux, 50),
+            ("newreno", RtoSsthresh::Ns3FlightSize, 2),
+            ("bic", RtoSsthresh::Linux, 79),
+            ("bic", RtoSsthresh::Ns3FlightSize, 79),
         ] {
-            let reno = CcParams::default_for("newreno").unwrap();
-            let mut c = Controller::new(&reno, 100, SimTime::ZERO);
+            let mut c = Controller::new(&CcParams::default_for(cc).unwrap(), 100, SimTime::ZERO);
             c.rto_ssthresh = mode;
             c.on_rto(SimTime::from_ms(300), 0, 1, 140_001);
-            assert_eq!((c.ssthresh(), c.cwnd()), (50, 1));
+            assert_eq!((c.ssthresh(), c.cwnd()), (expected, 1), "{cc} {mode:?}");
             c.on_rto(SimTime::from_ms(900), 0, 1, 140_001);
-            assert_eq!((c.ssthresh(), c.cwnd()), (expected, 1), "{mode:?}");
+            assert_eq!(
+                (c.ssthresh(), c.cwnd()),
+                (expected, 1),
+                "{cc} {mode:?}, backed off"
+            );
         }
     }
 

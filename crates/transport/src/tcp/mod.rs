@@ -86,7 +86,7 @@ pub struct TcpConfig {
     /// Cap the receiver's advertised window at the downlink grant rate × rtt_min
     /// ([`rwnd`]); only for a receiver on a UE with a RAN.
     pub rwnd_control: Option<rwnd::RwndParams>,
-    /// When a timeout recomputes ssthresh (Linux: once per loss episode).
+    /// How a timeout sets ssthresh (Linux by default).
     pub rto_ssthresh: crate::cc::RtoSsthresh,
     /// Congestion control.
     pub cc: CcParams,
@@ -109,7 +109,7 @@ impl Default for TcpConfig {
             slow_start_after_idle: true,
             dupthresh: 3,
             rwnd_control: None,
-            rto_ssthresh: crate::cc::RtoSsthresh::PerEpisode,
+            rto_ssthresh: crate::cc::RtoSsthresh::Linux,
             cc: CcParams::default_for("cubic").expect("cubic is built in"),
         }
     }

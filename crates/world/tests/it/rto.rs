@@ -127,9 +127,10 @@ fn the_flow_recovers_its_rate_after_the_outage() {
 
 /// `tcp.rto_ssthresh`: a bulk NewReno flow meets a 2 s outage and times out at least twice
 /// inside it. Linux (default) sets ssthresh once, at the first timeout, to half the window
-/// before it; ns-3's every-timeout rule recomputes it at the second timeout from the
-/// one-segment window then: max(1/2, 2) = 2 segments, which is what leaves ns-3's NewReno
-/// crawling in congestion avoidance after the link returns.
+/// before it, and the backed-off timeouts keep it; ns-3.27–3.29 computes it from the flight
+/// size after marking everything lost, zero: max(0/2, 2) = 2 segments from the first
+/// timeout on, which is what leaves ns-3's NewReno crawling in congestion avoidance after
+/// the link returns.
 #[test]
 fn ssthresh_after_backed_off_timeouts_linux_versus_ns3() {
     let trace = "time_s,rate_mbps\n0,20\n5,0\n7,20\n";
@@ -159,9 +160,12 @@ tcp = {{ mss = "1000B", rto_ssthresh = "{mode}" }}
         );
         run_with_files(&text, &[("outage.csv", trace)], None)
     };
-    for (mode, ns3) in [("per_episode", false), ("every_timeout", true)] {
+    for (mode, ns3) in [("linux", false), ("ns3", true)] {
         let out = run_mode(mode);
-        let rtos: Vec<f64> = rto_times(&out).into_iter().filter(|&t| t > 5.0 && t < 7.0).collect();
+        let rtos: Vec<f64> = rto_times(&out)
+            .into_iter()
+            .filter(|&t| t > 5.0 && t < 7.0)
+            .collect();
         assert!(rtos.len() >= 2, "{mode}: timeouts in the outage {rtos:?}");
         let t = u64s(&out, "cwnd", "t_ns");
         let cwnd = u64s(&out, "cwnd", "cwnd_bytes");
@@ -169,12 +173,21 @@ tcp = {{ mss = "1000B", rto_ssthresh = "{mode}" }}
         let first_ns = (rtos[0] * 1e9).round() as u64;
         let last_ns = (rtos[rtos.len() - 1] * 1e9).round() as u64;
         let before = t.iter().rposition(|&x| x < first_ns).unwrap();
+        let after_first = t.iter().rposition(|&x| x <= first_ns).unwrap();
         let after_last = t.iter().rposition(|&x| x <= last_ns).unwrap();
         let expected = if ns3 {
             2 * 1000
         } else {
             (cwnd[before] / 1000 / 2).max(2) * 1000
         };
-        assert_eq!(ss[after_last], expected, "{mode}: cwnd before {}", cwnd[before]);
+        assert_eq!(
+            ss[after_first], expected,
+            "{mode}: cwnd before {}",
+            cwnd[before]
+        );
+        assert_eq!(
+            ss[after_last], expected,
+            "{mode}: after the backed-off timeouts"
+        );
     }
 }
