@@ -92,13 +92,21 @@ def _common_set(duration: str | None) -> dict:
     return s
 
 
+#: TCP variants of the outage study: Linux's TCP (the default) and ns-3's timeout rule for
+#: ssthresh (``tcp.rto_ssthresh = "ns3"``), the documented ns-3 difference behind the
+#: paper's slow NewReno (see the findings).
+OUTAGE_TCP = {"linux": {}, "ns3": {"flows.0.tcp.rto_ssthresh": "ns3"}}
+
+
 def _outage_sweep(runs: int, duration: str | None) -> dict:
     return {
         "description": "seed 000, Fig. 5 / Table II: throughput after an RTO",
         "base": str(HERE / "xtcp-outage.toml"),
         "seeds": runs,
         "set": _common_set(duration),
-        "axes": [{"name": "cc", "key": "flows.0.cc", "values": XTCP_OUTAGE_CCS}],
+        "axes": [{"name": "cc", "key": "flows.0.cc", "values": XTCP_OUTAGE_CCS},
+                 {"name": "tcp", "variants": [{"label": k, "set": v}
+                                              for k, v in OUTAGE_TCP.items()]}],
     }
 
 
@@ -231,31 +239,43 @@ def recovery_time_s(t_s, goodput_mbps, after_s: float, target_mbps: float,
     return float(t[hit[0] + k - 1] + bin_s - after_s)
 
 
-def _outage_analyse(out: Path, summary) -> tuple[list[Finding], list[str], dict]:
+def _outage_table(out: Path, summary, rows, tcp: str) -> tuple[dict, dict]:
+    """Per algorithm under TCP variant ``tcp``: (mean, half-width, n) of the throughput and
+    ((mean, half-width, n) of the recovery time, runs that recover, runs)."""
     import polars as pl
 
-    from .results import RunResult
-
-    rows = _per_run(summary)
     table = {}
     for cc in XTCP_OUTAGE_CCS:
-        v = _values(rows, group_id=f"cc={cc}", entity_kind="flow", entity="ue",
+        v = _values(rows, group_id=f"cc={cc},tcp={tcp}", entity_kind="flow", entity="ue",
                     metric="goodput_mbps")
         table[cc] = _ci(v.values())
     # Recovery after the RTO: from the return of LOS, per run.
     rec: dict[str, list[float | None]] = {cc: [] for cc in XTCP_OUTAGE_CCS}
     for r in summary.ok_runs:
-        cc = r.group.get("cc")
+        if r.group.get("tcp") != tcp:
+            continue
         g = pl.read_parquet(out / r.path / "goodput.parquet")
-        rec[cc].append(recovery_time_s(g["t_s"].to_list(), g["goodput_mbps"].to_list(),
-                                       OUTAGE_LOS_BACK_S, RECOVERY_SHARE * R_APP_OUTAGE_MBPS))
+        rec[r.group.get("cc")].append(
+            recovery_time_s(g["t_s"].to_list(), g["goodput_mbps"].to_list(),
+                            OUTAGE_LOS_BACK_S, RECOVERY_SHARE * R_APP_OUTAGE_MBPS))
     rec_stats = {}
     for cc, xs in rec.items():
         done = [x for x in xs if x is not None]
         rec_stats[cc] = (_ci(done), len(done), len(xs))
+    return table, rec_stats
+
+
+def _outage_analyse(out: Path, summary) -> tuple[list[Finding], list[str], dict]:
+    from .report import _e
+
+    rows = _per_run(summary)
+    tables = {tcp: _outage_table(out, summary, rows, tcp) for tcp in OUTAGE_TCP}
+    table, rec_stats = tables["linux"]
+    ns3_table, ns3_rec = tables["ns3"]
 
     means = {cc: table[cc][0] for cc in XTCP_OUTAGE_CCS}
-    have = all(m is not None for m in means.values())
+    ns3_means = {cc: ns3_table[cc][0] for cc in XTCP_OUTAGE_CCS}
+    have = all(m is not None for m in [*means.values(), *ns3_means.values()])
     findings = []
     if have:
         best = max(means, key=lambda c: means[c])
@@ -276,10 +296,17 @@ def _outage_analyse(out: Path, summary) -> tuple[list[Finding], list[str], dict]
             "1051 vs 950",
             f"{means['bic']:.0f} vs {means['illinois']:.0f}",
             means["bic"] > means["illinois"]))
+        others = [ns3_means[cc] for cc in XTCP_OUTAGE_CCS if cc != "newreno"]
+        findings.append(Finding(
+            "ns-3's timeout rule makes NewReno crawl (lowest, below its Linux value)",
+            "NewReno 342 (\"slow start ends almost at once\")",
+            f"NewReno {ns3_means['newreno']:.0f} with ns-3's rule, {means['newreno']:.0f} "
+            "with Linux's",
+            ns3_means["newreno"] < min(others) and ns3_means["newreno"] < means["newreno"]))
     r_x = rec_stats["xtcp"][0][0]
-    others = {cc: rec_stats[cc][0][0] for cc in XTCP_OUTAGE_CCS if cc != "xtcp"}
+    others_rec = {cc: rec_stats[cc][0][0] for cc in XTCP_OUTAGE_CCS if cc != "xtcp"}
     if r_x is not None:
-        worse = all(v is None or v >= r_x for v in others.values())
+        worse = all(v is None or v >= r_x for v in others_rec.values())
         findings.append(Finding(
             "X-TCP recovers fastest after the RTO",
             "X-TCP almost at once; BIC in 5 s, Illinois in 9 s; CUBIC and NewReno not within "
@@ -289,56 +316,81 @@ def _outage_analyse(out: Path, summary) -> tuple[list[Finding], list[str], dict]
                       for cc in XTCP_OUTAGE_CCS),
             worse))
 
-    rows_html = []
-    for cc in XTCP_OUTAGE_CCS:
-        pm, ph = TABLE_II[cc]
-        m, h, n = table[cc]
-        (rm, rh, _), k, nn = rec_stats[cc]
-        rows_html.append([cc, f"{pm:.1f} ± {ph:.1f}", _fmt(m, h), n,
-                          "-" if m is None else f"{(m - pm) / pm:+.0%}",
-                          _fmt(rm, rh, " s") + f" ({k}/{nn})"])
-    section = ("<h3>Table II: mean throughput (Mbit/s) with 95 % CI</h3>"
-               + _html_table(["algorithm", "paper (N = 200)", "mmtsim", "runs",
-                              "difference", f"recovery to {RECOVERY_SHARE:.0%} of R_app after "
-                              f"LOS returns at {OUTAGE_LOS_BACK_S:g} s"], rows_html))
-    numbers = {"table_ii": {cc: {"paper": TABLE_II[cc], "mmtsim": table[cc][:2],
-                                 "runs": table[cc][2],
-                                 "recovery_s": rec_stats[cc][0][:2],
-                                 "recovered_runs": rec_stats[cc][1]}
-                            for cc in XTCP_OUTAGE_CCS}}
-    return findings, [section], numbers
+    sections = []
+    numbers = {}
+    for tcp, (tab, rec) in tables.items():
+        rows_html = []
+        for cc in XTCP_OUTAGE_CCS:
+            pm, ph = TABLE_II[cc]
+            m, h, n = tab[cc]
+            (rm, rh, _), k, nn = rec[cc]
+            rows_html.append([cc, f"{pm:.1f} ± {ph:.1f}", _fmt(m, h), n,
+                              "-" if m is None else f"{(m - pm) / pm:+.0%}",
+                              _fmt(rm, rh, " s") + f" ({k}/{nn})"])
+        what = ("Linux's TCP (default)" if tcp == "linux" else
+                "ns-3's timeout rule for ssthresh (tcp.rto_ssthresh = \"ns3\")")
+        sections.append(f"<h3>Table II, {_e(what)}: mean throughput (Mbit/s), mean ± "
+                        "Student-t 95 % CI</h3>"
+                        + _html_table(["algorithm", "paper (N = 200)", "mmtsim", "runs",
+                                       "difference", f"recovery to {RECOVERY_SHARE:.0%} of "
+                                       f"R_app after LOS returns at {OUTAGE_LOS_BACK_S:g} s"],
+                                      rows_html))
+        key = "table_ii" if tcp == "linux" else f"table_ii_{tcp}"
+        numbers[key] = {cc: {"paper": TABLE_II[cc], "mmtsim": tab[cc][:2], "runs": tab[cc][2],
+                             "recovery_s": rec[cc][0][:2], "recovered_runs": rec[cc][1]}
+                        for cc in XTCP_OUTAGE_CCS}
+    return findings, sections, numbers
 
 
 def _outage_timeseries(out: Path, duration: str | None) -> list[str]:
-    """Fig. 4-like: goodput over time of every algorithm, seed 1."""
+    """Fig. 4-like, seed 1, for Linux's TCP and ns-3's timeout rule side by side: goodput,
+    and cwnd with ssthresh (log scale) and the timeouts, of every algorithm."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import numpy as np
 
     from .api import run
     from .figures import save
 
-    fig, ax = plt.subplots(figsize=(9, 3.5))
-    for cc in XTCP_OUTAGE_CCS:
-        ov = {"flows.0.cc": cc}
-        if duration is not None:
-            ov["simulation.duration"] = duration
-        res = run(HERE / "xtcp-outage.toml", seed=1, overrides=ov)
-        g = res.table("goodput")
-        ax.plot(g["t_s"].to_numpy(), g["goodput_mbps"].to_numpy(), label=cc, lw=1)
-    for a, b, what in [(2, 8, "NLOS"), (8, 9, "outage"), (9, 15, "NLOS")]:
-        ax.axvspan(a, b, color="0.85" if what == "NLOS" else "0.6", lw=0)
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("goodput (Mbit/s)")
-    ax.set_title("xtcp-outage, seed 1 (cf. seed 000, Fig. 4); grey: NLOS, dark: outage")
-    ax.legend(ncol=5, fontsize=8)
+    fig, axes = plt.subplots(2, len(OUTAGE_TCP), figsize=(13, 6.5), sharex=True,
+                             sharey="row", squeeze=False)
+    colours = dict(zip(XTCP_OUTAGE_CCS, plt.rcParams["axes.prop_cycle"].by_key()["color"]))
+    for col, (tcp, sets) in enumerate(OUTAGE_TCP.items()):
+        top, bottom = axes[0][col], axes[1][col]
+        for cc in XTCP_OUTAGE_CCS:
+            ov = {"flows.0.cc": cc, **sets}
+            if duration is not None:
+                ov["simulation.duration"] = duration
+            res = run(HERE / "xtcp-outage.toml", seed=1, overrides=ov)
+            g = res.table("goodput")
+            top.plot(g["t_s"].to_numpy(), g["goodput_mbps"].to_numpy(), label=cc, lw=1,
+                     color=colours[cc])
+            c = res.table("cwnd")
+            t = c["t_s"].to_numpy()
+            bottom.plot(t, c["cwnd_bytes"].to_numpy() / 1400, lw=1, color=colours[cc])
+            ss = c["ssthresh_bytes"].fill_null(np.nan).to_numpy().astype(float) / 1400
+            bottom.plot(t, ss, lw=1, ls="--", color=colours[cc])
+            rtos = res.summary["flows"][0]["rto_times_s"]
+            bottom.plot(rtos, [1.5] * len(rtos), "v", color=colours[cc], ms=5)
+        for ax in (top, bottom):
+            for a, b, what in [(2, 8, "NLOS"), (8, 9, "outage"), (9, 15, "NLOS")]:
+                ax.axvspan(a, b, color="0.9" if what == "NLOS" else "0.7", lw=0)
+        top.set_title("Linux's TCP" if tcp == "linux" else "ns-3's timeout rule for ssthresh")
+        bottom.set_yscale("log")
+        bottom.set_xlabel("time (s)")
+    axes[0][0].set_ylabel("goodput (Mbit/s)")
+    axes[1][0].set_ylabel("segments: cwnd —, ssthresh - -; ▼ RTO")
+    axes[0][0].legend(ncol=5, fontsize=8)
+    fig.suptitle("xtcp-outage, seed 1 (cf. seed 000, Fig. 4); grey: NLOS, dark: outage")
     fig.tight_layout()
     base = out / "figures" / "fig4-goodput"
     save(fig, base)
     from .report import _img
 
-    return ["<h3>Fig. 4-like: goodput over time (seed 1)</h3>" + _img(fig, "Fig. 4-like")]
+    return ["<h3>Fig. 4-like: goodput, cwnd and ssthresh over time (seed 1)</h3>"
+            + _img(fig, "Fig. 4-like")]
 
 
 # ---------------------------------------------------------------------------------------
@@ -522,9 +574,18 @@ REPRODUCTIONS: dict[str, Reproduction] = {
                "the building our uplink keeps about 14–21 dB SINR (NYU NLOS path loss, 30 dBm, "
                "8×8/4×4 beamforming), so NLOS costs the loss-based algorithms less than in "
                "the paper's Fig. 4, whose slow climb it attributes to losses in NLOS after "
-               "the RTO; our RLC AM masks most of those. TCP has no RACK/TLP (as 2017 ns-3): "
-               "a lost retransmission waits for an RTO. RLC AM timers are those of ns-3 "
-               "mmWave's TCP example of the time (4/2/1 ms).")),
+               "the RTO; our RLC AM masks most of those. The default table is Linux's TCP: "
+               "one ssthresh cut per loss episode, so after the outage's timeouts slow start "
+               "climbs back to half the pre-outage window within about half a second. The "
+               "ns-3 table applies ns-3.27–3.29's timeout rule (ssthresh from the flight "
+               "size after every segment was marked lost: 2 segments for NewReno), which "
+               "reproduces the paper's NewReno crawl. Our CUBIC, BIC and Illinois are "
+               "Linux's: Linux's CUBIC forgets W_max on a timeout and regrows about 5 % per "
+               "RTT, and the cwnd-based ssthresh of all three is untouched by ns-3's rule, so "
+               "neither table shows the paper's slow CUBIC or BIC's and Illinois's 5–9 s "
+               "climbs. TCP has no RACK/TLP (as 2017 ns-3): a lost retransmission waits for an "
+               "RTO. RLC AM timers are those of ns-3 mmWave's TCP example of the time "
+               "(4/2/1 ms).")),
     "xtcp-random": Reproduction(
         name="xtcp-random", title="X-TCP random scenario (seed 000, Fig. 1, Fig. 3)",
         scenario="xtcp-random.toml", default_runs=10, sweep=_random_sweep,
@@ -564,7 +625,7 @@ def reproduce(name: str, out: str | os.PathLike | None = None, runs: int | None 
     findings concern the full runs). Resumable like any sweep."""
     from .report import _e, render
     from .summarize import compute, write
-    from .sweep import sweep
+    from .sweep import _write_json, sweep
 
     if name not in REPRODUCTIONS:
         raise ReproduceError(f"unknown reproduction {name!r}; known: "
@@ -584,6 +645,12 @@ def reproduce(name: str, out: str | os.PathLike | None = None, runs: int | None 
         sweep_file.write_text(text)
         res = sweep(sweep_file, out, workers=workers, dask=dask, progress=progress)
     (out / "sweep.toml").write_text(text)
+    # Provenance names what a reader can find again: the sweep file kept in the folder and
+    # the packaged scenario, not the temporary file the sweep ran from.
+    manifest = json.loads((out / "sweep.json").read_text())
+    manifest["sweep_file"] = "sweep.toml"
+    manifest["base"] = f"mmtsim/reproductions/{rep.scenario}"
+    _write_json(out / "sweep.json", manifest)
     summary = compute(out)
     write(summary)
     findings, sections, numbers = rep.analyse(out, summary)
