@@ -438,6 +438,25 @@ def _external_refs(text: str) -> list[str]:
     return [r for r in refs if not r.startswith(("data:", "#"))]
 
 
+def test_few_runs_are_flagged_beside_the_number_and_nothing_is_clipped():
+    from mmtsim.summarize import FEW_RUNS, fmt_value
+
+    # Two runs, 1 and 3: mean 2, s = sqrt(((1-2)^2 + (3-2)^2) / 1) = sqrt(2), half-width
+    # t(0.975, 1) * s / sqrt(2) = 12.7062 (t(0.975, 1) = tan(0.475 pi) = 12.7062).
+    m = stats.mean_ci([1.0, 3.0])
+    assert m.half_width == pytest.approx(math.tan(0.475 * math.pi), rel=1e-12)
+    text = fmt_value(m.mean, m.ci_low, m.ci_high, m.n)
+    assert text == "2.00 ± 12.71 (only n=2)"
+    # The interval reaches below zero for a non-negative metric: shown as computed.
+    assert m.ci_low == pytest.approx(2 - 12.7062, abs=1e-3) and m.ci_low < 0
+    # One run: the value and no interval, said in words.
+    one = stats.mean_ci([5.0])
+    assert fmt_value(one.mean, one.ci_low, one.ci_high, one.n) == "5.00 (n=1, no interval)"
+    # From FEW_RUNS runs on, no warning.
+    five = stats.mean_ci([1.0, 2.0, 3.0, 4.0, 5.0])
+    assert FEW_RUNS == 5 and "only" not in fmt_value(five.mean, five.ci_low, five.ci_high, 5)
+
+
 def test_report_is_self_contained_with_groups_and_paper_table(sweep_dir: Path, tmp_path: Path):
     from mmtsim.report import fmt_rel
 
@@ -458,6 +477,10 @@ def test_report_is_self_contained_with_groups_and_paper_table(sweep_dir: Path, t
     for gid in ("cc=cubic", "cc=newreno"):
         assert f"<h3>{gid}</h3>" in text
     assert "paper vs mmtsim" in text
+    # Three seeds per group at most: every interval says how few runs it rests on, and the
+    # method is stated.
+    assert "(only n=2)" in text or "(only n=3)" in text
+    assert "Student t, x̄ ± t(0.975, n − 1) · s / √n" in text
     # Relative differences by hand: (mean − paper) / |paper|.
     rel_total = (np.mean(totals) - 80.0) / 80.0
     rel_flow = (np.mean(flow0) - 40.0) / 40.0

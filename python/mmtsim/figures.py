@@ -33,7 +33,7 @@ import polars as pl  # noqa: E402
 from . import stats  # noqa: E402
 from .plot import _thin  # noqa: E402
 from .results import RunResult  # noqa: E402
-from .summarize import ELLIPSE_X, ELLIPSE_Y  # noqa: E402
+from .summarize import ELLIPSE_X, ELLIPSE_Y, FEW_RUNS  # noqa: E402
 
 #: Metrics drawn as bar charts by ``write_figures``: (entity kind, metric).
 STANDARD_BARS = (
@@ -188,6 +188,10 @@ def bar_figure(metrics: pl.DataFrame, metric: str, entity_kind: str = "flow",
             # No error bar where the interval is undefined (a single run).
             lo.append(0.0 if r["ci95_low"] is None else r["mean"] - r["ci95_low"])
             hi.append(0.0 if r["ci95_high"] is None else r["ci95_high"] - r["mean"])
+            if r["n"] < FEW_RUNS:
+                # Few runs: say so on the bar (the interval, if any, is drawn unclipped).
+                ax.annotate(f"n={r['n']}", (x, r["mean"]), textcoords="offset points",
+                            xytext=(0, 3), ha="center", fontsize=7, color="C3")
             if per_run is not None:
                 v = per_run.filter((pl.col("group_id") == g) & (pl.col("entity") == e)
                                    & (pl.col("entity_kind") == entity_kind)

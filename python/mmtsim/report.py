@@ -26,8 +26,8 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
-from .summarize import (MAIN_FLOW_METRICS, MAIN_UE_METRICS, RUN_ENTITY, SweepError, SweepSummary,
-                        compute, fmt_value, write)
+from .summarize import (FEW_RUNS, MAIN_FLOW_METRICS, MAIN_UE_METRICS, METHOD, RUN_ENTITY,
+                        SweepError, SweepSummary, compute, fmt_row, fmt_value, write)
 
 _CSS = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
@@ -169,10 +169,10 @@ def _main_tables(summary: SweepSummary) -> str:
         jain = look.get((gid, "run", RUN_ENTITY, "jain_goodput"))
         total = look.get((gid, "run", RUN_ENTITY, "goodput_total_mbps"))
         if total:
-            total_text = fmt_value(total["mean"], total["ci95_low"], total["ci95_high"])
+            total_text = fmt_row(total)
             head += f"; total goodput {total_text} Mbit/s"
         if jain:
-            head += f"; Jain's index {fmt_value(jain['mean'], jain['ci95_low'], jain['ci95_high'])}"
+            head += f"; Jain's index {fmt_row(jain)}"
         parts.append(f"<h3>{_e(gid)}</h3><p>{_e(head)}</p>")
         for kind, columns, title in (("flow", MAIN_FLOW_METRICS, "flow"),
                                      ("ue", MAIN_UE_METRICS, "UE")):
@@ -184,7 +184,7 @@ def _main_tables(summary: SweepSummary) -> str:
                 row = [e]
                 for m, _ in columns:
                     v = look.get((gid, kind, e, m))
-                    row.append(fmt_value(v["mean"], v["ci95_low"], v["ci95_high"]) if v else "-")
+                    row.append(fmt_row(v))
                 rows.append(row)
             parts.append(_html_table([title, *[h for _, h in columns]], rows))
     return "\n".join(parts)
@@ -195,6 +195,10 @@ def _paper_section(rows: list[dict]) -> str:
     for r in rows:
         ci = ("-" if r["ci95_low"] is None else
               f"[{fmt_value(r['ci95_low'])}, {fmt_value(r['ci95_high'])}]")
+        if r["n"] == 1:
+            ci = "n=1, no interval"
+        elif r["n"] is not None and r["n"] < FEW_RUNS and r["ci95_low"] is not None:
+            ci += f" (only n={r['n']})"
         in_ci = "-" if r["in_ci"] is None else ("yes" if r["in_ci"] else "no")
         table.append([r["group_id"] or r["key"], r["entity"] or "-", r["metric"] or "-",
                       fmt_value(r["paper"]), fmt_value(r["mean"]), ci, fmt_rel(r["rel_diff"]),
@@ -246,9 +250,8 @@ def render(summary: SweepSummary, paper: Mapping[str, Any] | None = None,
             ["group keys", ", ".join(summary.group_keys) or "-"],
             ["groups", len(summary.groups)], ["runs used", n_ok], ["runs left out", n_bad]]
     parts.append(_html_table(["", ""], [[a, b] for a, b in info]))
-    parts.append("<p class=\"note\">Values are mean ± half-width of the 95 % confidence "
-                 "interval (Student t, n − 1 degrees of freedom) over the runs (seeds × "
-                 "replicates) of each group; a single run has no interval.</p>")
+    parts.append(f"<p class=\"note\">Values are the {_e(METHOD)}. Runs are seeds × "
+                 "replicates.</p>")
     parts.append("<h2 id=\"summary\">summary per group</h2>")
     parts.append(_main_tables(summary))
     if paper:
@@ -291,8 +294,9 @@ def render(summary: SweepSummary, paper: Mapping[str, Any] | None = None,
                  "entity (n, mean, std, 95 % CI)</summary>")
     rows = [[r["group_id"], r["entity_kind"], r["entity"], r["metric"], r["n"],
              fmt_value(r["mean"]), fmt_value(r["std"]),
-             "-" if r["ci95_low"] is None
-             else f"[{fmt_value(r['ci95_low'])}, {fmt_value(r['ci95_high'])}]"]
+             ("n=1, no interval" if r["n"] == 1 else "-") if r["ci95_low"] is None
+             else f"[{fmt_value(r['ci95_low'])}, {fmt_value(r['ci95_high'])}]"
+             + (f" (only n={r['n']})" if r["n"] < FEW_RUNS else "")]
             for r in summary.metrics.iter_rows(named=True)]
     parts.append(_html_table(["group", "kind", "entity", "metric", "n", "mean", "std", "95 % CI"],
                              rows))

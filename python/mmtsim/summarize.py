@@ -465,8 +465,17 @@ def summarize(path: str | os.PathLike, write_files: bool = True):
     return s.metrics
 
 
-def fmt_value(mean: float | None, lo: float | None = None, hi: float | None = None) -> str:
-    """"12.3 ± 0.4" (the half-width of the interval), "12.3" when n = 1, "-" when absent."""
+#: Below this many runs an interval is shown with a warning beside it: with n − 1 < 4
+#: degrees of freedom t_{0.975} exceeds 2.78 (12.7 at n = 2), so the interval is wide, and it
+#: rests wholly on the normality of the per-run values, which so few runs cannot check.
+FEW_RUNS = 5
+
+
+def fmt_value(mean: float | None, lo: float | None = None, hi: float | None = None,
+              n: int | None = None) -> str:
+    """"12.3 ± 0.4" (the half-width of the interval), "-" when absent. With the number of
+    runs ``n``: "12.3 (n=1, no interval)" for one run, "12.3 ± 8.1 (only n=3)" below
+    ``FEW_RUNS``. Nothing is clipped: an interval reaching below zero is shown as computed."""
     if mean is None or (isinstance(mean, float) and math.isnan(mean)):
         return "-"
 
@@ -480,9 +489,29 @@ def fmt_value(mean: float | None, lo: float | None = None, hi: float | None = No
             return f"{x:.2f}"
         return f"{x:.3g}"
 
+    if n == 1:
+        return f"{f(mean)} (n=1, no interval)"
     if lo is None or hi is None:
         return f(mean)
-    return f"{f(mean)} ± {f((hi - lo) / 2)}"
+    text = f"{f(mean)} ± {f((hi - lo) / 2)}"
+    if n is not None and n < FEW_RUNS:
+        text += f" (only n={n})"
+    return text
+
+
+def fmt_row(v: dict | None) -> str:
+    """:func:`fmt_value` of a row of the metrics table (mean, interval, n), "-" if absent."""
+    if not v:
+        return "-"
+    return fmt_value(v["mean"], v["ci95_low"], v["ci95_high"], v["n"])
+
+
+#: The sentence every table of means carries.
+METHOD = ("mean ± half-width of the 95 % confidence interval over the runs of each group: "
+          "Student t, x̄ ± t(0.975, n − 1) · s / √n with the sample standard deviation s "
+          "(n − 1 in its denominator); \"n=1, no interval\": a single run; \"only n=k\": "
+          f"fewer than {FEW_RUNS} runs, so the interval is wide and rests on the assumption "
+          "that the per-run values are normal; nothing is clipped")
 
 
 #: Columns of the printed tables: (entity kind, metric, header).
@@ -521,7 +550,7 @@ def format_summary(summary: SweepSummary) -> str:
             head += f" ({left_out} left out)"
         jain = look.get((gid, "run", RUN_ENTITY, "jain_goodput"))
         if jain:
-            head += f", Jain index {fmt_value(jain['mean'], jain['ci95_low'], jain['ci95_high'])}"
+            head += f", Jain index {fmt_row(jain)}"
         lines.append(head)
         for kind, columns, title in (("flow", MAIN_FLOW_METRICS, "flow"),
                                      ("ue", MAIN_UE_METRICS, "UE")):
@@ -536,12 +565,11 @@ def format_summary(summary: SweepSummary) -> str:
                 row = [f"  {e}"]
                 for m, _ in columns:
                     v = look.get((gid, kind, e, m))
-                    row.append(fmt_value(v["mean"], v["ci95_low"], v["ci95_high"]) if v else "-")
+                    row.append(fmt_row(v))
                 rows.append(row)
             lines.extend(_table(rows))
         lines.append("")
-    lines.append("mean ± half-width of the 95 % confidence interval (Student t) over the runs "
-                 "of each group")
+    lines.append(METHOD)
     bad = summary.failed_runs
     if bad:
         lines.append(f"{len(bad)} runs left out:")
