@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import tempfile
 import threading
 import time
@@ -30,9 +31,20 @@ def _source(scenario: ScenarioLike) -> tuple[str, str, str, str]:
         )
     path = Path(scenario)
     try:
-        text = path.read_text()
+        raw = path.read_bytes()
     except OSError as e:
-        raise _core.ScenarioError(f"{path}: cannot read the scenario file: {e.strerror}") from None
+        from .errors import describe_os_error
+
+        raise _core.ScenarioError(
+            f"cannot read the scenario file {describe_os_error(e, path)}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise _core.ScenarioError(
+            f"{path}: not a scenario file: byte {e.start} (0x{raw[e.start]:02x}) is not UTF-8 "
+            "text; expected a TOML or JSON scenario") from None
+    # Editors on some systems start UTF-8 files with a byte-order mark; TOML has no use for it.
+    text = text.removeprefix("\ufeff")
     fmt = "json" if path.suffix == ".json" else "toml"
     return text, fmt, str(path), str(path.parent)
 
@@ -91,7 +103,9 @@ def run(
         if out.exists() and not (out / "summary.json").exists() and any(out.iterdir()):
             raise FileExistsError(f"{out} exists and is not an mmtsim run folder; choose another --out")
         out.parent.mkdir(parents=True, exist_ok=True)
+        _remove_stale_staging(out)
         staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+        (staging / STAGING_OWNER).write_text(f"{os.getpid()}\n")
         # mkdtemp makes the folder private (0700); a run folder gets the usual permissions.
         umask = os.umask(0)
         os.umask(umask)
@@ -111,6 +125,7 @@ def run(
         result = RunResult(summary, tables)
         if staging is not None:
             result._write_into(staging)
+            (staging / STAGING_OWNER).unlink()
             if out.exists():
                 trash = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
                 out.rename(trash / "old")
@@ -124,6 +139,43 @@ def run(
     finally:
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
+
+
+#: File in a staging folder naming the process that writes it.
+STAGING_OWNER = ".owner-pid"
+
+
+def _remove_stale_staging(out: Path) -> list[Path]:
+    """Removes the staging folders (``.NAME.tmp-*``, ``.NAME.old-*``) that runs to ``out``
+    left behind when they were killed (SIGKILL gives no chance to clean up), and says so on
+    stderr. A folder whose writing process is still alive is left alone."""
+    removed = []
+    for pattern in (f".{out.name}.tmp-*", f".{out.name}.old-*"):
+        for d in out.parent.glob(pattern):
+            if not d.is_dir() or _owner_alive(d):
+                continue
+            shutil.rmtree(d, ignore_errors=True)
+            removed.append(d)
+    if removed:
+        print(f"mmtsim: note: removed {len(removed)} unfinished folder(s) of an earlier run to "
+              f"{out} that was killed: {', '.join(d.name for d in removed)}", file=sys.stderr)
+    return removed
+
+
+def _owner_alive(staging: Path) -> bool:
+    try:
+        pid = int((staging / STAGING_OWNER).read_text().strip())
+    except (OSError, ValueError):
+        return False  # no owner recorded: left by a killed run
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _run_with_progress(text, fmt, origin, base, ovr, seed, capture, prog, show, total):

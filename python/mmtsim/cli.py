@@ -6,6 +6,7 @@ Exit codes: 0 success, 1 simulation or I/O failure, 2 bad input (scenario, flags
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import sys
 from pathlib import Path
@@ -13,6 +14,10 @@ from pathlib import Path
 from . import _core
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+#: File-system failures that are not the user's input (the disk filled up mid-run).
+_IO_FAILURES = {errno.ENOSPC, errno.EDQUOT, errno.EIO}
+#: Subcommands whose --out is a folder, checked before anything runs.
+_OUT_FOLDERS = {"run", "sweep", "reproduce", "plot"}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -256,8 +261,14 @@ def main(argv=None) -> int:
     except _core.MmtsimError as e:
         print(f"mmtsim: {e}", file=sys.stderr)
         return EXIT_FAIL
-    except (OSError, ValueError) as e:
-        # Bad paths and values given on the command line (the scenario has its own errors).
+    except OSError as e:
+        # Paths given on the command line: name the path and the problem in words.
+        from .errors import describe_os_error
+
+        print(f"mmtsim: {describe_os_error(e)}", file=sys.stderr)
+        return EXIT_FAIL if e.errno in _IO_FAILURES else EXIT_USAGE
+    except ValueError as e:
+        # Bad values given on the command line (the scenario has its own errors).
         print(f"mmtsim: {e}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
@@ -266,6 +277,10 @@ def main(argv=None) -> int:
 
 
 def _dispatch(args) -> int:
+    if args.cmd in _OUT_FOLDERS and getattr(args, "out", None):
+        from .errors import check_output_folder
+
+        check_output_folder(args.out)
     if args.cmd == "reproduce":
         return _reproduce(args)
     if args.cmd in _SUMMARY_COMMANDS:
@@ -346,11 +361,23 @@ def _dispatch(args) -> int:
             print(f"mmtsim: --until {args.until!r}: {e}", file=sys.stderr)
             return EXIT_USAGE
         try:
-            text = Path(args.input).read_text()
+            raw = Path(args.input).read_bytes()
         except OSError as e:
-            print(f"mmtsim: {args.input}: {e.strerror}", file=sys.stderr)
+            from .errors import describe_os_error
+
+            print(f"mmtsim: {describe_os_error(e, args.input)}", file=sys.stderr)
             return EXIT_USAGE
-        out = _core.convert_trace(text, args.from_format, args.to_format, until)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            print(f"mmtsim: {args.input}: not a text trace (byte {e.start} is not UTF-8); "
+                  f"expected CSV or Mahimahi text", file=sys.stderr)
+            return EXIT_USAGE
+        try:
+            out = _core.convert_trace(text, args.from_format, args.to_format, until)
+        except _core.ScenarioError as e:
+            print(f"mmtsim: {args.input} ({args.from_format}): {e}", file=sys.stderr)
+            return EXIT_USAGE
         _write_text(Path(args.output), out)
         return EXIT_OK
     raise AssertionError(args.cmd)

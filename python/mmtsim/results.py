@@ -22,6 +22,19 @@ from typing import Any
 import numpy as np
 
 TABLES = ("goodput", "rtt", "cwnd", "queue", "owd")
+#: Columns a run folder's table must have (more are allowed).
+_COLUMNS = {
+    "goodput": ("flow", "t_s", "goodput_mbps"),
+    "rtt": ("flow", "t_s", "rtt_ms"),
+    "cwnd": ("flow", "t_s", "cwnd_bytes", "ssthresh_bytes"),
+    "queue": ("link", "t_s", "bytes"),
+    "owd": ("flow", "t_s", "owd_ms"),
+    "ran": ("ue", "t_s"),
+}
+
+
+class RunFolderError(ValueError):
+    """A run folder that is missing, incomplete or damaged (bad input: exit code 2)."""
 #: Written only by runs with a radio access network.
 RAN_TABLES = ("ran",)
 _U64_MAX = np.iinfo(np.uint64).max
@@ -107,9 +120,30 @@ class RunResult:
 
         folder = Path(folder)
         summary_file = folder / "summary.json"
+        if not folder.is_dir():
+            raise RunFolderError(f"{folder}: not a folder; expected an mmtsim run folder")
         if not summary_file.exists():
-            raise FileNotFoundError(f"{folder} is not an mmtsim run folder (no summary.json)")
-        summary = json.loads(summary_file.read_text())
+            raise RunFolderError(f"{folder} is not an mmtsim run folder (no summary.json)")
+        try:
+            summary = json.loads(summary_file.read_text())
+            if not isinstance(summary, dict) or not isinstance(summary.get("flows"), list):
+                raise ValueError("expected an object with a list of flows")
+        except (ValueError, UnicodeDecodeError) as e:
+            raise RunFolderError(f"{summary_file}: not a valid run summary ({e})") from None
         names = TABLES + tuple(n for n in RAN_TABLES if (folder / f"{n}.parquet").exists())
-        tables = {n: pl.read_parquet(folder / f"{n}.parquet") for n in names}
+        tables = {}
+        for n in names:
+            path = folder / f"{n}.parquet"
+            if not path.exists():
+                raise RunFolderError(f"{path}: missing; the run folder is incomplete")
+            try:
+                df = pl.read_parquet(path)
+            except Exception as e:  # polars raises several types for a damaged file
+                first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+                raise RunFolderError(f"{path}: not a valid Parquet file ({first})") from None
+            missing = [c for c in _COLUMNS[n] if c not in df.columns]
+            if missing:
+                raise RunFolderError(f"{path}: missing column(s) {', '.join(missing)}; "
+                                     f"expected {', '.join(_COLUMNS[n])}")
+            tables[n] = df
         return cls(summary, tables, folder)

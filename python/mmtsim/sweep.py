@@ -359,7 +359,7 @@ def _seeds(c: _Checker, doc: dict) -> list[int]:
                 seen.add(x)
                 out.append(x)
         return out
-    c.err("seeds", f"expected a count N (seeds 1..N) or a list of seeds, got {_kind(s)}")
+    c.err("seeds", f"expected a count N (seeds 1..N) or a list of seeds, got {_kind(s)} {s!r}")
     return []
 
 

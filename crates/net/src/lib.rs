@@ -22,6 +22,7 @@ pub mod loss;
 pub mod packet;
 pub mod pcap;
 pub mod queue;
+pub mod text;
 pub mod trace;
 
 pub use packet::{FlowId, NodeId, Packet, Transport};

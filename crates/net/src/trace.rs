@@ -316,7 +316,10 @@ impl RateTrace {
             rates_bps.push(rate_bps);
         }
         if columns.is_none() {
-            return Err(TraceError::whole("empty CSV trace: no header line"));
+            return Err(TraceError::whole(
+                "empty CSV trace: no header line; expected a header `time_s,rate_<unit>` \
+                 (unit bps, kbps, mbps or gbps) and one row per rate change",
+            ));
         }
         if starts_ns.is_empty() {
             return Err(TraceError::whole("CSV trace has a header but no data rows"));
@@ -870,7 +873,7 @@ fn parse_header(fields: &[&str], line_no: usize) -> Result<(usize, i64), TraceEr
         } else {
             return Err(TraceError::at(
                 line_no,
-                format!("unknown column `{name}`: {expected}"),
+                format!("unknown column {}: {expected}", quoted(name)),
             ));
         }
     }
@@ -878,8 +881,17 @@ fn parse_header(fields: &[&str], line_no: usize) -> Result<(usize, i64), TraceEr
         (Some(t), Some(p)) => Ok((t, p)),
         _ => Err(TraceError::at(
             line_no,
-            format!("{expected}, found `{}`", fields.join(",")),
+            format!("{expected}, found {}", quoted(&fields.join(","))),
         )),
+    }
+}
+
+/// `text` in backticks with invisible characters spelled out ([`crate::text::visible`]),
+/// and what they are after the closing quote.
+fn quoted(text: &str) -> String {
+    match crate::text::visible(text) {
+        Some((shown, what)) => format!("`{shown}` ({what})"),
+        None => format!("`{text}`"),
     }
 }
 
@@ -893,11 +905,12 @@ enum NumError {
 
 impl NumError {
     fn describe(self, what: &str, text: &str) -> String {
+        let text = quoted(text);
         match self {
-            NumError::Invalid => format!("{what} `{text}` is not a number"),
-            NumError::Negative => format!("{what} `{text}` is negative"),
-            NumError::TooLarge => format!("{what} `{text}` is too large"),
-            NumError::TooPrecise => format!("{what} `{text}` has more than 36 significant digits"),
+            NumError::Invalid => format!("{what} {text} is not a number"),
+            NumError::Negative => format!("{what} {text} is negative"),
+            NumError::TooLarge => format!("{what} {text} is too large"),
+            NumError::TooPrecise => format!("{what} {text} has more than 36 significant digits"),
         }
     }
 }
@@ -1740,5 +1753,19 @@ mod tests {
                 prev_finish = finish;
             }
         }
+    }
+
+    #[test]
+    fn invisible_characters_are_shown_by_their_code_point() {
+        let e = RateTrace::from_csv("\u{feff}time_s,rate_mbps\n0,10\n").unwrap_err();
+        assert_eq!(e.line, Some(1));
+        assert!(e.message.contains("`<U+FEFF>time_s`"), "{e}");
+        assert!(e.message.contains("byte-order mark"), "{e}");
+        let e = RateTrace::from_csv("time_s,rate_mbps\n0,1\u{200b}0\n").unwrap_err();
+        assert_eq!(e.line, Some(2));
+        assert!(e.message.contains("`1<U+200B>0`"), "{e}");
+        assert!(e.message.contains("invisible"), "{e}");
+        let e = RateTrace::from_csv("time_s,rate_mbps\n0,1\u{a0}0\n").unwrap_err();
+        assert!(e.message.contains("`1<U+00A0>0`"), "{e}");
     }
 }

@@ -200,7 +200,7 @@ fn convert_trace(text: &str, from_format: &str, to_format: &str, until_s: f64) -
             )))
         }
     }
-    .map_err(|e| ScenarioError::new_err(format!("trace: {e}")))?;
+    .map_err(|e| ScenarioError::new_err(e.to_string()))?;
     let max_s = mmtsim_scenario::units::Duration::MAX as f64 * 1e-9;
     if !(until_s.is_finite() && until_s > 0.0 && until_s <= max_s) {
         return Err(PyValueError::new_err(format!(
@@ -208,6 +208,12 @@ fn convert_trace(text: &str, from_format: &str, to_format: &str, until_s: f64) -
         )));
     }
     let until = SimTime::from_secs_f64(until_s);
+    if trace.capacity_bytes(SimTime::ZERO, until) == 0 {
+        return Err(ScenarioError::new_err(format!(
+            "the trace delivers nothing in its first {until_s} s (every rate is 0 there): \
+             there is nothing to export; check the rate column and its unit"
+        )));
+    }
     // Both exports write a line per delivery opportunity or per millisecond bin at worst;
     // refuse what would not fit in memory instead of aborting.
     const MAX_LINES: u64 = 50_000_000;
@@ -368,10 +374,15 @@ impl CongestionControl {
                 CcParams::NAMES.join(", ")
             ))
         })?;
-        if mss <= 0 || initial_cwnd <= 0 {
-            return Err(PyValueError::new_err(
-                "mss and initial_cwnd must be positive",
-            ));
+        for (what, v, unit) in [
+            ("mss", mss, "bytes"),
+            ("initial_cwnd", initial_cwnd, "segments"),
+        ] {
+            if v <= 0 {
+                return Err(PyValueError::new_err(format!(
+                    "{what} = {v}: expected a positive number of {unit}"
+                )));
+            }
         }
         let mss = count_u32(mss, "mss", "bytes")?;
         let initial_cwnd = count_u32(initial_cwnd, "initial_cwnd", "segments")?;

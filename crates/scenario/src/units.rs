@@ -26,6 +26,12 @@ fn parse_quantity(s: &str, units: &[(&str, u64)], what: &str) -> Result<u64, Str
             units[units.len() / 2].0
         )
     };
+    if let Some((shown, hint)) = mmtsim_net::text::visible(s) {
+        return Err(format!(
+            "invalid {what} \"{shown}\": {hint}; {}",
+            expected()
+        ));
+    }
     let split = s
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(s.len());
@@ -188,8 +194,9 @@ quantity!(
         ("Mbps", 1_000_000),
         ("Gbps", 1_000_000_000)
     ],
-    // 1 Pbit/s.
-    1_000_000_000_000_000,
+    // 10 Tbit/s: ten times the fastest links studied for 6G (sub-THz, ~1 Tbit/s); a larger
+    // value is taken for a typo (an extra "000") rather than a link.
+    10_000_000_000_000,
     "^[0-9]+(\\.[0-9]+)?(bps|kbps|Mbps|Gbps)$",
     "A data rate: a number and one of bps, kbps, Mbps, Gbps (e.g. \"1Gbps\")."
 );
@@ -205,8 +212,9 @@ quantity!(
         ("GB", 1_000_000_000),
         ("GiB", 1_073_741_824)
     ],
-    // 1 PB.
-    1_000_000_000_000_000,
+    // 1 TB: forty times this machine class's memory (buffers are held in memory) and a
+    // file that takes over 8 s even at 1 Tbit/s.
+    1_000_000_000_000,
     "^[0-9]+(\\.[0-9]+)?(B|kB|KiB|MB|MiB|GB|GiB)$",
     "A size in bytes: a number and one of B, kB, MB, GB, KiB, MiB, GiB (e.g. \"1.4kB\")."
 );
@@ -272,6 +280,12 @@ mod tests {
         assert!(Rate::parse("99999999999Gbps")
             .unwrap_err()
             .contains("too large"));
+        // 100 Tbit/s is a typo (a user meant 100 Mbit/s); 10 Tbit/s is the ceiling.
+        let e = Rate::parse("100000000Mbps").unwrap_err();
+        assert!(e.contains("too large (at most 10000Gbps)"), "{e}");
+        assert!(Rate::parse("10000Gbps").is_ok());
+        assert!(Size::parse("1000GB").is_ok());
+        assert!(Size::parse("1001GB").unwrap_err().contains("too large"));
     }
 
     #[test]
