@@ -12,11 +12,30 @@
 use super::common::*;
 
 fn outage_run(min_rto: &str, max_rto: &str, outage_s: f64) -> mmtsim_world::RunOutput {
+    outage_scenario(
+        outage_s,
+        "",
+        r#"app = { kind = "rate", rate = "5Mbps" }"#,
+        &format!(r#"tcp = {{ min_rto = "{min_rto}", max_rto = "{max_rto}" }}"#),
+        "1MB",
+    )
+}
+
+/// A NewReno flow over a 20 Mbit/s, 10 ms link that stops for `outage_s` at t = 5 s;
+/// `metrics`, `app` and `tcp` are TOML lines for those tables, `queue` the drop-tail limit.
+fn outage_scenario(
+    outage_s: f64,
+    metrics: &str,
+    app: &str,
+    tcp: &str,
+    queue: &str,
+) -> mmtsim_world::RunOutput {
     let trace = format!("time_s,rate_mbps\n0,20\n5,0\n{},20\n", 5.0 + outage_s);
     let text = format!(
         r#"
 [simulation]
 duration = "20s"
+{metrics}
 [[nodes]]
 name = "a"
 [[nodes]]
@@ -26,13 +45,13 @@ between = ["a", "b"]
 delay = "10ms"
 trace = {{ file = "outage.csv" }}
 reverse = {{ rate = "20Mbps" }}
-queue = {{ limit = "1MB" }}
+queue = {{ limit = "{queue}" }}
 [[flows]]
 from = "a"
 to = "b"
 cc = "newreno"
-app = {{ kind = "rate", rate = "5Mbps" }}
-tcp = {{ min_rto = "{min_rto}", max_rto = "{max_rto}" }}
+{app}
+{tcp}
 "#
     );
     run_with_files(&text, &[("outage.csv", &trace)], None)
@@ -133,32 +152,14 @@ fn the_flow_recovers_its_rate_after_the_outage() {
 /// the link returns.
 #[test]
 fn ssthresh_after_backed_off_timeouts_linux_versus_ns3() {
-    let trace = "time_s,rate_mbps\n0,20\n5,0\n7,20\n";
     let run_mode = |mode: &str| {
-        let text = format!(
-            r#"
-[simulation]
-duration = "8s"
-[metrics]
-cwnd = "change"
-[[nodes]]
-name = "a"
-[[nodes]]
-name = "b"
-[[links]]
-between = ["a", "b"]
-delay = "10ms"
-trace = {{ file = "outage.csv" }}
-reverse = {{ rate = "20Mbps" }}
-queue = {{ limit = "100kB" }}
-[[flows]]
-from = "a"
-to = "b"
-cc = "newreno"
-tcp = {{ mss = "1000B", rto_ssthresh = "{mode}" }}
-"#
-        );
-        run_with_files(&text, &[("outage.csv", trace)], None)
+        outage_scenario(
+            2.0,
+            "[metrics]\ncwnd = \"change\"",
+            "",
+            &format!(r#"tcp = {{ mss = "1000B", rto_ssthresh = "{mode}" }}"#),
+            "100kB",
+        )
     };
     for (mode, ns3) in [("linux", false), ("ns3", true)] {
         let out = run_mode(mode);
