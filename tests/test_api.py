@@ -197,3 +197,16 @@ def test_a_rust_panic_becomes_a_python_exception():
     with pytest.raises(mmtsim.SimulationError, match="internal error .* invariant violated at t = 1.5 s"):
         _core._panic_inside_guard()
     assert issubclass(mmtsim.SimulationError, mmtsim.MmtsimError)
+
+
+def test_flows_table_reads_in_order_and_a_run_shows_itself_in_a_notebook():
+    from conftest import small_dict
+
+    res = mmtsim.run(small_dict(duration="0.5s"))
+    cols = res.flows.columns
+    assert cols[:6] == ["id", "name", "protocol", "cc", "from", "to"]
+    assert cols.index("goodput_mbps") < cols.index("rtt_mean_ms") < cols.index("retransmits")
+    assert sorted(cols) == sorted(res.summary["flows"][0].keys())  # nothing lost
+    page = res._repr_html_()
+    assert page.startswith("<div>") and "<table>" in page and "seed 1" in page
+    assert f"{res.summary['flows'][0]['goodput_mbps']:.2f}" in page

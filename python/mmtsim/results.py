@@ -33,6 +33,20 @@ _COLUMNS = {
 }
 
 
+#: Reading order of the flows table: who, how, what it got, what it cost.
+FLOW_COLUMNS = ("id", "name", "protocol", "cc", "from", "to", "goodput_mbps", "rtt_mean_ms",
+                "rtt_p95_ms", "rtt_min_ms", "retransmits", "rtos", "fast_recoveries",
+                "spurious_retransmits", "bytes_delivered", "completion_time_s")
+
+
+def _cell(v) -> str:
+    import html
+
+    if isinstance(v, float):
+        return f"{v:.2f}"
+    return "-" if v is None else html.escape(str(v))
+
+
 class RunFolderError(ValueError):
     """A run folder that is missing, incomplete or damaged (bad input: exit code 2)."""
 #: Written only by runs with a radio access network.
@@ -68,6 +82,25 @@ class RunResult:
         )
         return f"<RunResult seed={self.summary['seed']} {flows}>"
 
+    def _repr_html_(self) -> str:
+        """A notebook shows a run as its name, seed and timing, then its flows table."""
+        import html
+
+        s = self.summary
+        head = (f"<b>{html.escape(str(s.get('name') or s.get('origin') or 'run'))}</b>: seed "
+                f"{s.get('seed')}, {s.get('sim_seconds', 0):g} s simulated"
+                + (f" in {s['wall_seconds']:.2f} s" if "wall_seconds" in s else "")
+                + f", {s.get('events', 0):,} events"
+                + (f", folder {html.escape(str(self.path))}" if self.path else ""))
+        cols = [c for c in FLOW_COLUMNS[:10] if c in self.flows.columns]
+        rows = "".join(
+            "<tr>" + "".join(f"<td>{_cell(r[c])}</td>" for c in cols) + "</tr>"
+            for r in self.flows.select(cols).iter_rows(named=True))
+        notes = "".join(f"<p><i>{html.escape(n)}</i></p>" for n in s.get("notices", []))
+        return (f"<div><p>{head}</p><table><thead><tr>"
+                + "".join(f"<th>{c}</th>" for c in cols)
+                + f"</tr></thead><tbody>{rows}</tbody></table>{notes}</div>")
+
     def table(self, name: str, pandas: bool = False):
         """The table ``name`` as a polars DataFrame (or pandas with ``pandas=True``)."""
         import polars as pl
@@ -92,10 +125,13 @@ class RunResult:
 
     @property
     def flows(self):
-        """Per-flow summary metrics (polars)."""
+        """Per-flow summary metrics (polars), columns in reading order (``FLOW_COLUMNS``
+        first, then the rest as the summary lists them)."""
         import polars as pl
 
-        return pl.DataFrame(self.summary["flows"], infer_schema_length=None)
+        df = pl.DataFrame(self.summary["flows"], infer_schema_length=None)
+        first = [c for c in FLOW_COLUMNS if c in df.columns]
+        return df.select(first + [c for c in df.columns if c not in first])
 
     @property
     def links(self):
