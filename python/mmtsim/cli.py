@@ -58,6 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"mmtsim {_core.__version__}")
     sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
 
+    k = sub.add_parser("keys", help="list every scenario key: type, unit, default, meaning")
+    k.add_argument("prefix", nargs="?", default="",
+                   help="only keys starting with this, e.g. flows.tcp or ran.rlc")
+
     r = sub.add_parser("run", help="run a scenario and write a run folder")
     r.add_argument("scenario", help="scenario file (TOML or JSON)")
     r.add_argument("--out", required=True, help="run folder to write")
@@ -347,6 +351,15 @@ def _dispatch(args) -> int:
         return EXIT_OK
     if args.cmd == "sweep":
         return _sweep(args)
+    if args.cmd == "keys":
+        from .keys import UnknownPrefix, format_keys, scenario_keys
+
+        try:
+            print(format_keys(scenario_keys(args.prefix)))
+        except UnknownPrefix as e:
+            print(f"mmtsim: {e}", file=sys.stderr)
+            return EXIT_USAGE
+        return EXIT_OK
     if args.cmd == "schema":
         text = _core.schema()
         if args.out:
