@@ -577,14 +577,14 @@ REPRODUCTIONS: dict[str, Reproduction] = {
                "the RTO; our RLC AM masks most of those. The default table is Linux's TCP: "
                "one ssthresh cut per loss episode, so after the outage's timeouts slow start "
                "climbs back to half the pre-outage window within about half a second. The "
-               "ns-3 table applies ns-3.27–3.29's timeout rule (ssthresh from the flight "
-               "size after every segment was marked lost: 2 segments for NewReno), which "
-               "reproduces the paper's NewReno crawl. Our CUBIC, BIC and Illinois are "
-               "Linux's: Linux's CUBIC forgets W_max on a timeout and regrows about 5 % per "
-               "RTT, and the cwnd-based ssthresh of all three is untouched by ns-3's rule, so "
-               "neither table shows the paper's slow CUBIC or BIC's and Illinois's 5–9 s "
-               "climbs. TCP has no RACK/TLP (as 2017 ns-3): a lost retransmission waits for an "
-               "RTO. RLC AM timers are those of ns-3 mmWave's TCP example of the time "
+               "ns-3 table applies ns-3's timeout rule (3.27 on): every backed-off timeout "
+               "recomputes ssthresh from the one-segment flight then, so a 1 s outage with a "
+               "200 ms minimum RTO leaves every algorithm at 2 segments; what separates them "
+               "is how fast each grows back from there. Our algorithms are Linux's: Linux's "
+               "CUBIC regrows about 5 % per RTT once its W_max is reset, BIC probes up to 16 "
+               "segments per RTT, NewReno adds one. With ns-3's 1 s minimum RTO the outage "
+               "would see one timeout and no collapse. TCP has no RACK/TLP (as 2017 ns-3): a "
+               "lost retransmission waits for an ""RTO. RLC AM timers are those of ns-3 mmWave's TCP example of the time "
                "(4/2/1 ms).")),
     "xtcp-random": Reproduction(
         name="xtcp-random", title="X-TCP random scenario (seed 000, Fig. 1, Fig. 3)",

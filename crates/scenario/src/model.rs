@@ -445,9 +445,9 @@ pub struct Tcp {
     #[serde(default = "default_rwnd_window")]
     pub rwnd_window: Duration,
     /// How a retransmission timeout sets ssthresh: "linux" (default: once per loss
-    /// episode, from the window before it) or "ns3" (ns-3.27–3.29: from the flight size
-    /// after every segment was marked lost, i.e. 2 segments for NewReno and Hybla), to
-    /// compare with published ns-3 results.
+    /// episode, from the window before it) or "ns3" (ns-3 from 3.27: again at every
+    /// backed-off timeout, from the one-segment flight then, so 2 segments), to compare
+    /// with published ns-3 results.
     #[serde(default)]
     pub rto_ssthresh: RtoSsthresh,
 }
@@ -459,7 +459,7 @@ pub enum RtoSsthresh {
     /// Linux `tcp_enter_loss`.
     #[default]
     Linux,
-    /// ns-3.27–3.29 `TcpSocketBase::ReTxTimeout`.
+    /// ns-3 (3.27 on) `TcpSocketBase::ReTxTimeout`.
     Ns3,
 }
 

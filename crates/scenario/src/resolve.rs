@@ -245,7 +245,7 @@ pub fn tcp_config(f: &Flow) -> Result<TcpConfig, (String, String)> {
             }),
         rto_ssthresh: match t.rto_ssthresh {
             crate::model::RtoSsthresh::Linux => mmtsim_transport::cc::RtoSsthresh::Linux,
-            crate::model::RtoSsthresh::Ns3 => mmtsim_transport::cc::RtoSsthresh::Ns3FlightSize,
+            crate::model::RtoSsthresh::Ns3 => mmtsim_transport::cc::RtoSsthresh::Ns3,
         },
         cc: cc_params(f.cc.as_ref())?,
     })

@@ -182,11 +182,6 @@ impl CongestionControl for Hybla {
         (w.cwnd >> 1).max(2)
     }
 
-    fn ns3_ssthresh_from_flight_size(&self) -> bool {
-        // ns-3's model takes RFC 5681's FlightSize/2 (see `RtoSsthresh::Ns3FlightSize`).
-        true
-    }
-
     fn set_state(&mut self, _w: &mut Window, state: CaState) {
         self.hybla_en = state == CaState::Open;
     }

@@ -32,8 +32,8 @@
 //!   through [`Controller::set_cwnd`]; [`Controller::exit_recovery`] sets cwnd = ssthresh.
 //! - RTO: [`Controller::on_rto`] reduces ssthresh only once per loss episode (Linux
 //!   `tcp_enter_loss`), fires [`CwndEvent::Loss`], sets cwnd = in-flight + 1 and the Loss state.
-//!   [`RtoSsthresh::Ns3FlightSize`] applies ns-3's rule instead, for comparisons with
-//!   published ns-3 results.
+//!   [`RtoSsthresh::Ns3`] recomputes it at every timeout instead (ns-3 from 3.27), for
+//!   comparisons with published ns-3 results.
 //!
 //! The sender de-duplicates per-episode cuts: it calls `enter_recovery` once per recovery
 //! episode (RFC 6582's `recover` / RFC 6675's `RecoveryPoint`).
@@ -279,11 +279,6 @@ pub trait CongestionControl: Send {
     fn metrics(&self) -> Vec<(&'static str, f64)> {
         Vec::new()
     }
-    /// The algorithm's ns-3 model computes ssthresh from the flight size rather than cwnd
-    /// (only read under [`RtoSsthresh::Ns3FlightSize`]).
-    fn ns3_ssthresh_from_flight_size(&self) -> bool {
-        false
-    }
 }
 
 /// Parameters of every algorithm, resolved from a scenario or Python.
@@ -408,15 +403,14 @@ pub enum RtoSsthresh {
     /// episode leave it alone. Default.
     #[default]
     Linux,
-    /// ns-3 of the seed papers' era (3.27–3.29, `TcpSocketBase::ReTxTimeout`): the
-    /// timeout marks every outstanding segment lost *before* it asks the congestion
-    /// control for ssthresh with `BytesInFlight()`, which is then zero. Algorithms whose
-    /// ns-3 model derives ssthresh from that flight size (RFC 5681 eq. 4,
-    /// max(FlightSize/2, 2·SMSS): NewReno and Hybla, which inherits it) therefore get
-    /// 2 segments at every timeout; those that derive it from cwnd in ns-3 (BIC, CUBIC,
-    /// Illinois, HighSpeed, Scalable, Vegas, Veno, YeAH, H-TCP, Westwood, BBR) keep Linux's
-    /// value. Later ns-3 releases take the flight size before marking (`inFlightBeforeRto`).
-    Ns3FlightSize,
+    /// ns-3 from 3.27 on (`TcpSocketBase::ReTxTimeout`): every timeout, backed-off ones
+    /// included, asks the algorithm for ssthresh again, from the flight before that timeout.
+    /// After the first timeout of an outage that flight is the one retransmitted segment,
+    /// so the second timeout leaves every algorithm at its floor (2 segments), and the
+    /// algorithm's loss state (W_max) follows the collapsed window. (ns-3's guard meant to
+    /// skip backed-off timeouts never fires: the head's retransmitted flag is cleared just
+    /// before it is tested.)
+    Ns3,
 }
 
 /// A window driven by an algorithm through the Linux call sequence.
@@ -593,15 +587,10 @@ impl Controller {
     pub fn on_rto(&mut self, now: SimTime, in_flight: u32, snd_una: u64, snd_nxt: u64) {
         let first_in_episode =
             matches!(self.state, CaState::Open | CaState::Disorder) || snd_una >= self.episode_end;
-        if first_in_episode {
+        if first_in_episode || self.rto_ssthresh == RtoSsthresh::Ns3 {
             self.w.prior_cwnd = self.w.cwnd;
             self.w.ssthresh = self.cc.ssthresh(&self.w);
             self.cc.cwnd_event(&mut self.w, CwndEvent::Loss, now);
-        }
-        if self.rto_ssthresh == RtoSsthresh::Ns3FlightSize
-            && self.cc.ns3_ssthresh_from_flight_size()
-        {
-            self.w.ssthresh = (in_flight / 2).max(2);
         }
         self.w.cwnd = in_flight + 1;
         self.w.cwnd_cnt = 0;
@@ -635,25 +624,26 @@ mod tests {
     }
 
     #[test]
-    fn ns3_flight_size_rule_gives_two_segments_to_newreno_only() {
-        // cwnd 100, a timeout with nothing left in flight. Linux: Reno max(100/2, 2) = 50,
-        // BIC 100·819/1024 = 79 (β = 0.8, fast convergence on the first loss); ns-3.27–3.29:
-        // NewReno gets max(0/2, 2) = 2 from the zero flight size, BIC's ns-3 model uses cwnd
-        // and keeps 79. A backed-off timeout in the same episode changes nothing further.
-        for (cc, mode, expected) in [
-            ("newreno", RtoSsthresh::Linux, 50),
-            ("newreno", RtoSsthresh::Ns3FlightSize, 2),
-            ("bic", RtoSsthresh::Linux, 79),
-            ("bic", RtoSsthresh::Ns3FlightSize, 79),
+    fn ns3_recomputes_ssthresh_at_every_backed_off_timeout() {
+        // cwnd 100, nothing left in flight after each timeout. First timeout: Reno
+        // max(100/2, 2) = 50, BIC 100·819/1024 = 79 (β = 0.8) under both rules. The
+        // retransmission times out again in the same episode: Linux keeps 50 / 79; ns-3
+        // asks again with the one-segment window: Reno max(1/2, 2) = 2, BIC below its low
+        // window of 14 falls back to max(1/2, 2) = 2.
+        for (cc, mode, first, second) in [
+            ("newreno", RtoSsthresh::Linux, 50, 50),
+            ("newreno", RtoSsthresh::Ns3, 50, 2),
+            ("bic", RtoSsthresh::Linux, 79, 79),
+            ("bic", RtoSsthresh::Ns3, 79, 2),
         ] {
             let mut c = Controller::new(&CcParams::default_for(cc).unwrap(), 100, SimTime::ZERO);
             c.rto_ssthresh = mode;
             c.on_rto(SimTime::from_ms(300), 0, 1, 140_001);
-            assert_eq!((c.ssthresh(), c.cwnd()), (expected, 1), "{cc} {mode:?}");
+            assert_eq!((c.ssthresh(), c.cwnd()), (first, 1), "{cc} {mode:?}");
             c.on_rto(SimTime::from_ms(900), 0, 1, 140_001);
             assert_eq!(
                 (c.ssthresh(), c.cwnd()),
-                (expected, 1),
+                (second, 1),
                 "{cc} {mode:?}, backed off"
             );
         }

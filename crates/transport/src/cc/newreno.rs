@@ -37,11 +37,6 @@ impl CongestionControl for NewReno {
     fn ssthresh(&mut self, w: &Window) -> u32 {
         (w.cwnd >> 1).max(2)
     }
-
-    fn ns3_ssthresh_from_flight_size(&self) -> bool {
-        // ns-3's model takes RFC 5681's FlightSize/2 (see `RtoSsthresh::Ns3FlightSize`).
-        true
-    }
 }
 
 #[cfg(test)]
