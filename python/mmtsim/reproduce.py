@@ -143,31 +143,9 @@ def _random_sweep(runs: int, duration: str | None) -> dict:
 
 
 def _sweep_toml(d: dict) -> str:
-    """The sweep dict as TOML (quoted key paths, as the sweep format requires)."""
-    lines = []
-    for k in ("description", "base", "seeds"):
-        lines.append(f"{k} = {_toml.value(d[k], k)}")
-    lines.append("set = " + _inline(d["set"]))
-    for a in d["axes"]:
-        lines.append("\n[[axes]]")
-        lines.append(f"name = {_toml.value(a['name'], 'name')}")
-        if "key" in a:
-            lines.append(f"key = {_toml.value(a['key'], 'key')}")
-            lines.append(f"values = {_toml.value(a['values'], 'values')}")
-        else:
-            vs = ", ".join("{ label = %s, set = %s }" % (_toml.value(v["label"], "label"),
-                                                         _inline(v["set"]))
-                           for v in a["variants"])
-            lines.append(f"variants = [{vs}]")
-    for r in d.get("replicates", []):
-        lines.append("\n[[replicates]]")
-        lines.append(f"name = {_toml.value(r['name'], 'name')}")
-        lines.append("set = " + _inline(r["set"]))
-    return "\n".join(lines) + "\n"
-
-
-def _inline(m: dict) -> str:
-    return "{ " + ", ".join(f"{json.dumps(k)} = {_toml.value(v, k)}" for k, v in m.items()) + " }"
+    """The sweep dict as TOML. Its ``set`` tables' key paths ("flows.0.cc") contain dots,
+    so the writer quotes them, as the sweep format requires."""
+    return _toml.document(d)
 
 
 # ---------------------------------------------------------------------------------------
