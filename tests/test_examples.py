@@ -39,6 +39,8 @@ def test_example_runs_and_plots(scenario: Path, tmp_path: Path):
     for name in ("goodput", "rtt", "cwnd", "queue", "overview"):
         png = out / "plots" / f"{name}.png"
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # The radio panels exactly for the examples with a radio access network.
+    assert (out / "plots" / "radio.png").exists() == ("ran" in _load(scenario.name))
 
 
 def test_blockage_example_shows_the_blockage(tmp_path: Path):

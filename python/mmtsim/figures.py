@@ -31,7 +31,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import polars as pl  # noqa: E402
 
 from . import stats  # noqa: E402
-from .plot import _thin  # noqa: E402
+from .plot import _los_periods, _thin  # noqa: E402
 from .results import RunResult  # noqa: E402
 from .summarize import ELLIPSE_X, ELLIPSE_Y, FEW_RUNS  # noqa: E402
 
@@ -73,23 +73,6 @@ def png_bytes(fig, dpi: int = 100) -> bytes:
 
 # ---------------------------------------------------------------------------------------
 # Time series of one run
-
-
-def _los_periods(t, los) -> list[tuple[float, float]]:
-    """(start, length) of the intervals where ``los`` is true, each sample holding until the
-    next one."""
-    spans = []
-    start = None
-    for i in range(len(t)):
-        if los[i] and start is None:
-            start = t[i]
-        elif not los[i] and start is not None:
-            spans.append((start, t[i] - start))
-            start = None
-    if start is not None:
-        end = t[-1] + (t[-1] - t[-2] if len(t) > 1 else 0.0)
-        spans.append((start, end - start))
-    return spans
 
 
 def timeseries_figure(run: RunResult | str | os.PathLike, title: str | None = None,
