@@ -26,7 +26,8 @@ Definitions (each is what the tests check by hand):
   1 − e^{−k²/2} = 86.5 % of a 2-D normal distribution. It describes the spread of the runs,
   not the uncertainty of their mean.
 
-Values that are ``None`` or NaN are left out (a metric missing from a run).
+Values that are ``None`` or NaN are left out (a metric missing from a run). Means,
+standard deviations and covariances are numpy's (``np.mean``, ``np.std``, ``np.cov``).
 """
 
 from __future__ import annotations
@@ -35,21 +36,19 @@ import math
 from dataclasses import dataclass
 from typing import Iterable
 
+import numpy as np
+
 #: The confidence level of the intervals of ``summarize``.
 CONFIDENCE = 0.95
 #: Standard deviations of the ellipse contour (seed 002, Fig. 2).
 ELLIPSE_SIGMAS = 2.0
 
 
-def _clean(values: Iterable) -> list[float]:
-    out = []
-    for v in values:
-        if v is None or isinstance(v, bool):
-            continue
-        f = float(v)
-        if not math.isnan(f):
-            out.append(f)
-    return out
+def _clean(values: Iterable) -> np.ndarray:
+    """The values as floats, without ``None`` and NaN (booleans are not values)."""
+    xs = np.array([np.nan if v is None or isinstance(v, bool) else float(v) for v in values],
+                  dtype=np.float64)
+    return xs[~np.isnan(xs)]
 
 
 def t_quantile(p: float, df: int) -> float:
@@ -83,10 +82,10 @@ def mean_ci(values: Iterable, confidence: float = CONFIDENCE) -> MeanCI:
     n = len(xs)
     if n == 0:
         return MeanCI(0, None, None, None, None)
-    mean = math.fsum(xs) / n
+    mean = float(np.mean(xs))
     if n == 1:
         return MeanCI(1, mean, None, None, None)
-    std = math.sqrt(math.fsum((x - mean) ** 2 for x in xs) / (n - 1))
+    std = float(np.std(xs, ddof=1))
     half = t_quantile((1 + confidence) / 2, n - 1) * std / math.sqrt(n)
     return MeanCI(n, mean, std, mean - half, mean + half)
 
@@ -94,10 +93,10 @@ def mean_ci(values: Iterable, confidence: float = CONFIDENCE) -> MeanCI:
 def jain_index(values: Iterable) -> float | None:
     """Jain's fairness index (Σx)² / (n Σx²); ``None`` when empty or all zero."""
     xs = _clean(values)
-    sq = math.fsum(x * x for x in xs)
-    if not xs or sq == 0:
+    sq = float(np.dot(xs, xs))
+    if not len(xs) or sq == 0:
         return None
-    return math.fsum(xs) ** 2 / (len(xs) * sq)
+    return float(np.sum(xs)) ** 2 / (len(xs) * sq)
 
 
 @dataclass(frozen=True)
@@ -120,37 +119,30 @@ class Ellipse:
         """``num`` points on the contour (closed: the last equals the first), for drawing."""
         if self.semi_major is None:
             return [], []
-        a, b = self.semi_major, self.semi_minor
+        u = np.linspace(0.0, 2 * math.pi, num)
         th = math.radians(self.angle_deg)
-        c, s = math.cos(th), math.sin(th)
-        xs, ys = [], []
-        for i in range(num):
-            u = 2 * math.pi * i / (num - 1)
-            px, py = a * math.cos(u), b * math.sin(u)
-            xs.append(self.mean_x + c * px - s * py)
-            ys.append(self.mean_y + s * px + c * py)
-        return xs, ys
+        px, py = self.semi_major * np.cos(u), self.semi_minor * np.sin(u)
+        xs = self.mean_x + math.cos(th) * px - math.sin(th) * py
+        ys = self.mean_y + math.sin(th) * px + math.cos(th) * py
+        return xs.tolist(), ys.tolist()
 
 
 def cov_ellipse(x: Iterable, y: Iterable, sigmas: float = ELLIPSE_SIGMAS, ddof: int = 0) -> Ellipse:
     """The ``sigmas``-σ ellipse of the points (x_i, y_i) (pairs with a missing value are
     dropped). ``ddof=0``: maximum-likelihood covariance (seed 002); ``ddof=1``: unbiased."""
-    pairs = [
-        (float(a), float(b))
-        for a, b in zip(x, y, strict=True)
-        if a is not None and b is not None and not math.isnan(float(a)) and not math.isnan(float(b))
-    ]
-    n = len(pairs)
+    xs, ys = (np.array([np.nan if v is None else float(v) for v in col], dtype=np.float64)
+              for col in (list(x), list(y)))
+    if len(xs) != len(ys):
+        raise ValueError(f"x has {len(xs)} values, y has {len(ys)}")
+    keep = ~(np.isnan(xs) | np.isnan(ys))
+    xs, ys = xs[keep], ys[keep]
+    n = len(xs)
     if n < 2 or n - ddof < 1:
-        mx = pairs[0][0] if n == 1 else None
-        my = pairs[0][1] if n == 1 else None
+        mx = float(xs[0]) if n == 1 else None
+        my = float(ys[0]) if n == 1 else None
         return Ellipse(n, mx, my, None, None, None, None, None, None, sigmas, ddof)
-    mx = math.fsum(p[0] for p in pairs) / n
-    my = math.fsum(p[1] for p in pairs) / n
-    d = n - ddof
-    sxx = math.fsum((p[0] - mx) ** 2 for p in pairs) / d
-    syy = math.fsum((p[1] - my) ** 2 for p in pairs) / d
-    sxy = math.fsum((p[0] - mx) * (p[1] - my) for p in pairs) / d
+    mx, my = float(np.mean(xs)), float(np.mean(ys))
+    (sxx, sxy), (_, syy) = np.cov(xs, ys, ddof=ddof).tolist()
     # Eigenvalues of the symmetric 2×2 matrix [[a, b], [b, c]] in closed form:
     # λ = (a + c)/2 ± sqrt(((a − c)/2)² + b²); the major axis makes the angle
     # ½·atan2(2b, a − c) with the x axis.
