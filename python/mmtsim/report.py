@@ -19,46 +19,77 @@ is 0); "in CI" says whether the paper value lies inside mmtsim's 95 % interval.
 from __future__ import annotations
 
 import base64
-import html
 import json
 import math
 import os
+from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
 from .summarize import (FEW_RUNS, MAIN_FLOW_METRICS, MAIN_UE_METRICS, METHOD, RUN_ENTITY,
                         SweepError, SweepSummary, compute, fmt_row, fmt_value, write)
-
-_CSS = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
-h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ccc; }
-table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.85em; }
-th, td { border: 1px solid #ddd; padding: 0.2em 0.6em; text-align: right; }
-th { background: #f3f3f3; } td:first-child, th:first-child { text-align: left; }
-img { max-width: 100%; } .note { color: #666; font-size: 0.85em; }
-.bad { color: #a00; } figure { margin: 1em 0; }
-"""
 
 
 class PaperError(ValueError):
     """The paper numbers are not in the expected form."""
 
 
-def _e(x: Any) -> str:
-    return html.escape(str(x), quote=True)
+# ---------------------------------------------------------------------------------------
+# The pieces of a report, as data; templates/_parts.html.j2 writes them as HTML.
 
 
-def _img(fig, alt: str) -> str:
+@dataclass(frozen=True)
+class Table:
+    """A table: header cells and rows of cells (any value; written with ``str``)."""
+
+    header: list[Any]
+    rows: list[list[Any]]
+    cls: str = ""
+    kind: ClassVar[str] = "table"
+
+
+@dataclass(frozen=True)
+class Image:
+    """A figure inlined as a base64 PNG."""
+
+    alt: str
+    png_base64: str
+    kind: ClassVar[str] = "image"
+
+
+@dataclass(frozen=True)
+class Note:
+    """A paragraph in the small grey type of remarks."""
+
+    text: str
+    kind: ClassVar[str] = "note"
+
+
+@dataclass(frozen=True)
+class Section:
+    """A heading (``<h{level}>``) and the tables, figures and notes under it."""
+
+    title: str
+    parts: list[Table | Image | Note] = field(default_factory=list)
+    level: int = 3
+    anchor: str | None = None
+
+
+def image(fig, alt: str) -> Image:
+    """The matplotlib figure as an inlined PNG; closes it."""
     from .figures import png_bytes
 
-    data = base64.b64encode(png_bytes(fig)).decode("ascii")
-    return f'<figure><img alt="{_e(alt)}" src="data:image/png;base64,{data}"></figure>'
+    return Image(alt, base64.b64encode(png_bytes(fig)).decode("ascii"))
 
 
-def _html_table(header: list[str], rows: list[list[str]], cls: str = "") -> str:
-    head = "".join(f"<th>{_e(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in r) + "</tr>" for r in rows)
-    return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+@cache
+def _env():
+    import jinja2
+
+    # Every value is escaped (autoescape), whatever the template's file name.
+    return jinja2.Environment(loader=jinja2.PackageLoader("mmtsim", "templates"),
+                              autoescape=True, undefined=jinja2.StrictUndefined)
 
 
 # ---------------------------------------------------------------------------------------
@@ -156,10 +187,11 @@ def fmt_rel(x: float | None) -> str:
 # The report
 
 
-def _main_tables(summary: SweepSummary) -> str:
+def _group_blocks(summary: SweepSummary) -> list[dict]:
+    """Per group: its id, a line of counts and totals, and its flow and UE tables."""
     look = {(r["group_id"], r["entity_kind"], r["entity"], r["metric"]): r
             for r in summary.metrics.iter_rows(named=True)}
-    parts = []
+    blocks = []
     ok_count: dict[str, int] = {}
     for r in summary.ok_runs:
         ok_count[r.group_id] = ok_count.get(r.group_id, 0) + 1
@@ -169,28 +201,22 @@ def _main_tables(summary: SweepSummary) -> str:
         jain = look.get((gid, "run", RUN_ENTITY, "jain_goodput"))
         total = look.get((gid, "run", RUN_ENTITY, "goodput_total_mbps"))
         if total:
-            total_text = fmt_row(total)
-            head += f"; total goodput {total_text} Mbit/s"
+            head += f"; total goodput {fmt_row(total)} Mbit/s"
         if jain:
             head += f"; Jain's index {fmt_row(jain)}"
-        parts.append(f"<h3>{_e(gid)}</h3><p>{_e(head)}</p>")
+        tables = []
         for kind, columns, title in (("flow", MAIN_FLOW_METRICS, "flow"),
                                      ("ue", MAIN_UE_METRICS, "UE")):
             ents = list(dict.fromkeys(e for (g, k, e, _m) in look if g == gid and k == kind))
-            if not ents:
-                continue
-            rows = []
-            for e in ents:
-                row = [e]
-                for m, _ in columns:
-                    v = look.get((gid, kind, e, m))
-                    row.append(fmt_row(v))
-                rows.append(row)
-            parts.append(_html_table([title, *[h for _, h in columns]], rows))
-    return "\n".join(parts)
+            if ents:
+                rows = [[e, *(fmt_row(look.get((gid, kind, e, m))) for m, _ in columns)]
+                        for e in ents]
+                tables.append(Table([title, *[h for _, h in columns]], rows))
+        blocks.append({"id": gid, "head": head, "tables": tables})
+    return blocks
 
 
-def _paper_section(rows: list[dict]) -> str:
+def _paper_table(rows: list[dict]) -> Table:
     table = []
     for r in rows:
         ci = ("-" if r["ci95_low"] is None else
@@ -203,24 +229,18 @@ def _paper_section(rows: list[dict]) -> str:
         table.append([r["group_id"] or r["key"], r["entity"] or "-", r["metric"] or "-",
                       fmt_value(r["paper"]), fmt_value(r["mean"]), ci, fmt_rel(r["rel_diff"]),
                       in_ci, r["n"] if r["n"] is not None else "-", r["source"] or "", r["note"]])
-    return ("<h2 id=\"paper\">paper vs mmtsim</h2>"
-            "<p class=\"note\">relative difference = (mmtsim − paper) / |paper|; "
-            "mmtsim: mean and 95 % interval over the runs of the group.</p>"
-            + _html_table(["group", "entity", "metric", "paper", "mmtsim", "mmtsim 95 % CI",
-                           "difference", "in CI", "n", "source", "note"], table))
+    return Table(["group", "entity", "metric", "paper", "mmtsim", "mmtsim 95 % CI",
+                  "difference", "in CI", "n", "source", "note"], table)
 
 
-def _runs_section(summary: SweepSummary) -> str:
+def _failed_table(summary: SweepSummary) -> Table | None:
     bad = summary.failed_runs
     if not bad:
-        return "<h2 id=\"failed\">runs left out</h2><p>none: every run of the sweep finished.</p>"
+        return None
     rows = [[r.run_id, r.group_id, r.seed, r.replicate, r.status,
              f"{r.error_type or ''}: {r.error or ''}" if (r.error_type or r.error) else ""]
             for r in bad]
-    return ("<h2 id=\"failed\">runs left out</h2>"
-            "<p class=\"note\">failed (<code>failed/</code>), not run yet (missing) or "
-            "unreadable; excluded from every statistic.</p>"
-            + _html_table(["run", "group", "seed", "replicate", "status", "error"], rows, "bad"))
+    return Table(["run", "group", "seed", "replicate", "status", "error"], rows, "bad")
 
 
 def _base(base: Any) -> str:
@@ -233,75 +253,63 @@ def _base(base: Any) -> str:
     return text if len(text) <= 200 else text[:197] + "..."
 
 
-def render(summary: SweepSummary, paper: Mapping[str, Any] | None = None,
-           timeseries: int = 4, extra_html: str = "") -> str:
-    """The report of a computed sweep summary, as HTML text. ``extra_html`` (e.g. a
-    reproduction's findings and figures) goes right after the summary tables."""
-    from .figures import bar_figure, ellipse_figure, representative_runs, timeseries_figure
-    from .figures import STANDARD_BARS
+def _ellipses(summary: SweepSummary) -> dict | None:
+    from .figures import ellipse_figure
 
-    sw = summary.sweep
-    n_ok, n_bad = len(summary.ok_runs), len(summary.failed_runs)
-    title = f"mmtsim sweep report: {summary.path.name}"
-    parts = [f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{_e(title)}</title>"
-             f"<style>{_CSS}</style></head><body><h1>{_e(title)}</h1>"]
-    info = [["mmtsim version", sw.get("mmtsim_version", "-")],
-            ["sweep file", sw.get("sweep_file", "-")], ["base scenario", _base(sw.get("base"))],
-            ["group keys", ", ".join(summary.group_keys) or "-"],
-            ["groups", len(summary.groups)], ["runs used", n_ok], ["runs left out", n_bad]]
-    parts.append(_html_table(["", ""], [[a, b] for a, b in info]))
-    parts.append(f"<p class=\"note\">Values are the {_e(METHOD)}. Runs are seeds × "
-                 "replicates.</p>")
-    parts.append("<h2 id=\"summary\">summary per group</h2>")
-    parts.append(_main_tables(summary))
-    if paper:
-        parts.append(_paper_section(paper_comparison(summary, paper)))
-    if extra_html:
-        parts.append(extra_html)
-    parts.append("<h2 id=\"bars\">metrics per group</h2>")
-    kinds = set(summary.metrics["entity_kind"].unique().to_list())
-    metrics_present = set(summary.metrics["metric"].unique().to_list())
-    for kind, metric in STANDARD_BARS:
-        if kind in kinds and metric in metrics_present:
-            parts.append(_img(bar_figure(summary.metrics, metric, kind, per_run=summary.per_run),
-                              f"{metric} per group"))
-    if summary.ellipses.height:
-        parts.append("<h2 id=\"ellipses\">RTT and throughput</h2>")
-        e0 = summary.ellipses.row(0, named=True)
-        parts.append(
-            "<p class=\"note\">Each small marker is one run (mean RTT, goodput of a flow); the "
-            f"contour is the {e0['sigmas']:g}-σ ellipse of the points' covariance "
-            f"({'maximum likelihood, divided by n' if e0['ddof'] == 0 else 'divided by n − 1'}; "
-            "seed 002, Fig. 2): its projection on any axis is the mean ± 2 standard deviations. "
-            "The RTT axis is reversed: better is top right.</p>")
-        parts.append(_img(ellipse_figure(summary.ellipses, summary.per_run), "ellipses"))
-        cols = ["group_id", "flow", "n", "mean_x", "mean_y", "semi_major", "semi_minor",
-                "angle_deg"]
-        rows = [[fmt_value(v) if isinstance(v, float) else ("-" if v is None else v)
-                 for v in r] for r in summary.ellipses.select(cols).iter_rows()]
-        parts.append(_html_table(["group", "flow", "n", "RTT mean ms", "goodput Mbit/s",
-                                  "semi-major", "semi-minor", "angle °"], rows))
-    chosen = representative_runs(summary, limit=timeseries)
-    if chosen:
-        parts.append("<h2 id=\"timeseries\">time series</h2>"
-                     "<p class=\"note\">the first run (lowest seed) of each group.</p>")
-        for r in chosen:
-            fig = timeseries_figure(summary.path / r.path, title=f"{r.group_id}, seed {r.seed}")
-            parts.append(f"<h3>{_e(r.group_id)}, seed {_e(r.seed)} (run {_e(r.run_id)})</h3>"
-                         + _img(fig, f"time series of run {r.run_id}"))
-    parts.append(_runs_section(summary))
-    parts.append("<h2 id=\"all\">all metrics</h2><details><summary>every metric of every "
-                 "entity (n, mean, std, 95 % CI)</summary>")
+    if not summary.ellipses.height:
+        return None
+    e0 = summary.ellipses.row(0, named=True)
+    cols = ["group_id", "flow", "n", "mean_x", "mean_y", "semi_major", "semi_minor",
+            "angle_deg"]
+    rows = [[fmt_value(v) if isinstance(v, float) else ("-" if v is None else v) for v in r]
+            for r in summary.ellipses.select(cols).iter_rows()]
+    return {"sigmas": f"{e0['sigmas']:g}",
+            "covariance": ("maximum likelihood, divided by n" if e0["ddof"] == 0
+                           else "divided by n − 1"),
+            "image": image(ellipse_figure(summary.ellipses, summary.per_run), "ellipses"),
+            "table": Table(["group", "flow", "n", "RTT mean ms", "goodput Mbit/s",
+                            "semi-major", "semi-minor", "angle °"], rows)}
+
+
+def _all_metrics(summary: SweepSummary) -> Table:
     rows = [[r["group_id"], r["entity_kind"], r["entity"], r["metric"], r["n"],
              fmt_value(r["mean"]), fmt_value(r["std"]),
              ("n=1, no interval" if r["n"] == 1 else "-") if r["ci95_low"] is None
              else f"[{fmt_value(r['ci95_low'])}, {fmt_value(r['ci95_high'])}]"
              + (f" (only n={r['n']})" if r["n"] < FEW_RUNS else "")]
             for r in summary.metrics.iter_rows(named=True)]
-    parts.append(_html_table(["group", "kind", "entity", "metric", "n", "mean", "std", "95 % CI"],
-                             rows))
-    parts.append("</details></body></html>")
-    return "\n".join(parts)
+    return Table(["group", "kind", "entity", "metric", "n", "mean", "std", "95 % CI"], rows)
+
+
+def render(summary: SweepSummary, paper: Mapping[str, Any] | None = None,
+           timeseries: int = 4, extra: list[Section] = ()) -> str:
+    """The report of a computed sweep summary, as HTML text (``templates/report.html.j2``).
+    ``extra`` (e.g. a reproduction's findings and figures) goes right after the summary
+    tables."""
+    from .figures import STANDARD_BARS, bar_figure, representative_runs, timeseries_figure
+
+    sw = summary.sweep
+    info = [["mmtsim version", sw.get("mmtsim_version", "-")],
+            ["sweep file", sw.get("sweep_file", "-")], ["base scenario", _base(sw.get("base"))],
+            ["group keys", ", ".join(summary.group_keys) or "-"],
+            ["groups", len(summary.groups)], ["runs used", len(summary.ok_runs)],
+            ["runs left out", len(summary.failed_runs)]]
+    kinds = set(summary.metrics["entity_kind"].unique().to_list())
+    metrics_present = set(summary.metrics["metric"].unique().to_list())
+    bars = [image(bar_figure(summary.metrics, metric, kind, per_run=summary.per_run),
+                  f"{metric} per group")
+            for kind, metric in STANDARD_BARS if kind in kinds and metric in metrics_present]
+    series = []
+    for r in representative_runs(summary, limit=timeseries):
+        fig = timeseries_figure(summary.path / r.path, title=f"{r.group_id}, seed {r.seed}")
+        series.append(Section(f"{r.group_id}, seed {r.seed} (run {r.run_id})",
+                              [image(fig, f"time series of run {r.run_id}")]))
+    return _env().get_template("report.html.j2").render(
+        title=f"mmtsim sweep report: {summary.path.name}", info=Table(["", ""], info),
+        method=METHOD, groups=_group_blocks(summary),
+        paper=_paper_table(paper_comparison(summary, paper)) if paper else None,
+        extra=list(extra), bars=bars, ellipses=_ellipses(summary), timeseries=series,
+        failed=_failed_table(summary), all_metrics=_all_metrics(summary))
 
 
 def report(path: str | os.PathLike, out: str | os.PathLike | None = None,

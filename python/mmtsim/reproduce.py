@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import _toml
+from .report import Image, Note, Section, Table, image
 
 HERE = Path(__file__).resolve().parent / "reproductions"
 
@@ -69,8 +70,9 @@ class Reproduction:
     scenario: str
     default_runs: int
     sweep: Callable[[int, str | None], dict]
-    analyse: Callable[[Path, Any], tuple[list[Finding], list[str], dict]]
-    timeseries: Callable[[Path, str | None], list[str]]
+    #: (findings, report sections, numbers) of a finished sweep.
+    analyse: Callable[[Path, Any], tuple[list[Finding], list[Section], dict]]
+    timeseries: Callable[[Path, str | None], list[Section]]
     paper: dict = field(default_factory=dict)
     #: Known modelling differences from the paper's setup, shown in the report.
     notes: str = ""
@@ -182,12 +184,6 @@ def _fmt(mean, half, unit="") -> str:
     return f"{mean:.1f} ± {half:.1f}{unit}"
 
 
-def _html_table(header, rows) -> str:
-    from .report import _html_table
-
-    return _html_table(header, [[str(c) for c in r] for r in rows])
-
-
 # ---------------------------------------------------------------------------------------
 # xtcp-outage
 # ---------------------------------------------------------------------------------------
@@ -243,9 +239,7 @@ def _outage_table(out: Path, summary, rows, tcp: str) -> tuple[dict, dict]:
     return table, rec_stats
 
 
-def _outage_analyse(out: Path, summary) -> tuple[list[Finding], list[str], dict]:
-    from .report import _e
-
+def _outage_analyse(out: Path, summary) -> tuple[list[Finding], list[Section], dict]:
     rows = _per_run(summary)
     tables = {tcp: _outage_table(out, summary, rows, tcp) for tcp in OUTAGE_TCP}
     table, rec_stats = tables["linux"]
@@ -307,12 +301,11 @@ def _outage_analyse(out: Path, summary) -> tuple[list[Finding], list[str], dict]
                               _fmt(rm, rh, " s") + f" ({k}/{nn})"])
         what = ("Linux's TCP (default)" if tcp == "linux" else
                 "ns-3's timeout rule for ssthresh (tcp.rto_ssthresh = \"ns3\")")
-        sections.append(f"<h3>Table II, {_e(what)}: mean throughput (Mbit/s), mean ± "
-                        "Student-t 95 % CI</h3>"
-                        + _html_table(["algorithm", "paper (N = 200)", "mmtsim", "runs",
-                                       "difference", f"recovery to {RECOVERY_SHARE:.0%} of "
-                                       f"R_app after LOS returns at {OUTAGE_LOS_BACK_S:g} s"],
-                                      rows_html))
+        sections.append(Section(
+            f"Table II, {what}: mean throughput (Mbit/s), mean ± Student-t 95 % CI",
+            [Table(["algorithm", "paper (N = 200)", "mmtsim", "runs", "difference",
+                    f"recovery to {RECOVERY_SHARE:.0%} of R_app after LOS returns at "
+                    f"{OUTAGE_LOS_BACK_S:g} s"], rows_html)]))
         key = "table_ii" if tcp == "linux" else f"table_ii_{tcp}"
         numbers[key] = {cc: {"paper": TABLE_II[cc], "mmtsim": tab[cc][:2], "runs": tab[cc][2],
                              "recovery_s": rec[cc][0][:2], "recovered_runs": rec[cc][1]}
@@ -365,10 +358,8 @@ def _outage_timeseries(out: Path, duration: str | None) -> list[str]:
     fig.tight_layout()
     base = out / "figures" / "fig4-goodput"
     save(fig, base)
-    from .report import _img
-
-    return ["<h3>Fig. 4-like: goodput, cwnd and ssthresh over time (seed 1)</h3>"
-            + _img(fig, "Fig. 4-like")]
+    return [Section("Fig. 4-like: goodput, cwnd and ssthresh over time (seed 1)",
+                    [image(fig, "Fig. 4-like")])]
 
 
 # ---------------------------------------------------------------------------------------
@@ -388,7 +379,7 @@ def _random_flavours(group: dict) -> dict[str, str]:
     return {"ue1": mix, "ue2": mix}
 
 
-def _random_analyse(out: Path, summary) -> tuple[list[Finding], list[str], dict]:
+def _random_analyse(out: Path, summary) -> tuple[list[Finding], list[Section], dict]:
     # One pass over the per-run table: (run, kind, entity, metric) → value.
     value = {(r["run_id"], r["entity_kind"], r["entity"], r["metric"]): r["value"]
              for r in _per_run(summary) if r["value"] is not None}
@@ -469,22 +460,21 @@ def _random_analyse(out: Path, summary) -> tuple[list[Finding], list[str], dict]
                 vals.append(_fmt(c[0], c[1]))
         trs.append([{"xtcp": "both X-TCP", "cubic": "both CUBIC", "mixed": "one of each"}[mix],
                     rapp, flav] + vals)
-    sections = ["<h3>Fig. 3-like: mean RTT, RLC buffer occupancy and throughput per flavour "
-                "(mean ± 95 % CI over seeds × trajectory swaps)</h3>" + _html_table(header, trs),
-                _random_bars(out, fig3)]
+    sections = [Section("Fig. 3-like: mean RTT, RLC buffer occupancy and throughput per "
+                        "flavour (mean ± 95 % CI over seeds × trajectory swaps)",
+                        [Table(header, trs), _random_bars(out, fig3)])]
     numbers = {"fig3": {"/".join(k): {m: list(v[:2]) + [v[2]] for m, v in cell.items()}
                         for k, cell in fig3.items()}}
     return findings, sections, numbers
 
 
-def _random_bars(out: Path, fig3) -> str:
+def _random_bars(out: Path, fig3) -> Image:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     from .figures import save
-    from .report import _img
 
     fig, axes = plt.subplots(1, 3, figsize=(12, 3.5))
     keys = list(fig3)
@@ -502,10 +492,10 @@ def _random_bars(out: Path, fig3) -> str:
     fig.suptitle("xtcp-random (cf. seed 000, Fig. 3); blue X-TCP, orange CUBIC")
     fig.tight_layout()
     save(fig, out / "figures" / "fig3-bars")
-    return _img(fig, "Fig. 3-like bars")
+    return image(fig, "Fig. 3-like bars")
 
 
-def _random_timeseries(out: Path, duration: str | None) -> list[str]:
+def _random_timeseries(out: Path, duration: str | None) -> list[Section]:
     """Fig. 2-like: cwnd, RTT and throughput of UE1, X-TCP vs CUBIC (both UEs alike), seed 1,
     R_app 1 Gbit/s."""
     import matplotlib
@@ -515,7 +505,6 @@ def _random_timeseries(out: Path, duration: str | None) -> list[str]:
 
     from .api import run
     from .figures import save
-    from .report import _img
 
     fig, axes = plt.subplots(3, 1, figsize=(9, 7), sharex=True)
     for cc in ("xtcp", "cubic"):
@@ -538,7 +527,7 @@ def _random_timeseries(out: Path, duration: str | None) -> list[str]:
     fig.suptitle("xtcp-random, UE1, seed 1, R_app 1 Gbit/s (cf. seed 000, Fig. 2)")
     fig.tight_layout()
     save(fig, out / "figures" / "fig2-ue1")
-    return ["<h3>Fig. 2-like: UE1 over time</h3>" + _img(fig, "Fig. 2-like")]
+    return [Section("Fig. 2-like: UE1 over time", [image(fig, "Fig. 2-like")])]
 
 
 REPRODUCTIONS: dict[str, Reproduction] = {
@@ -601,7 +590,7 @@ def reproduce(name: str, out: str | os.PathLike | None = None, runs: int | None 
     ``runs``: seeds per group (default: the paper's 200 for ``xtcp-outage``, 10 for
     ``xtcp-random``). ``duration``: shorten every run (for quick checks; the paper's
     findings concern the full runs). Resumable like any sweep."""
-    from .report import _e, render
+    from .report import render
     from .summarize import compute, write
     from .sweep import _write_json, sweep
 
@@ -636,14 +625,13 @@ def reproduce(name: str, out: str | os.PathLike | None = None, runs: int | None 
         sections = sections + rep.timeseries(out, duration)
     find_rows = [[f.statement, f.paper, f.ours,
                   {True: "yes", False: "NO", None: "-"}[f.holds]] for f in findings]
-    extra = (f"<h2 id=\"reproduction\">{rep.title}</h2>"
-             + "<h3>the paper's findings, checked</h3>"
-             + _html_table(["finding", "paper", "mmtsim", "holds"], find_rows)
-             + (f"<p class=\"note\">Known modelling differences: {_e(rep.notes)}</p>"
-                if rep.notes else "")
-             + "".join(sections))
+    checked = [Table(["finding", "paper", "mmtsim", "holds"], find_rows)]
+    if rep.notes:
+        checked.append(Note(f"Known modelling differences: {rep.notes}"))
+    extra = [Section(rep.title, level=2, anchor="reproduction"),
+             Section("the paper's findings, checked", checked), *sections]
     # The sweep keeps no per-ACK RTT samples: the time series are the separate runs above.
-    html = render(summary, rep.paper or None, timeseries=0, extra_html=extra)
+    html = render(summary, rep.paper or None, timeseries=0, extra=extra)
     report_path = out / "report.html"
     tmp = out / ".report.html.tmp"
     tmp.write_text(html)
