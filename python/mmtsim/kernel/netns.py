@@ -1,0 +1,193 @@
+"""Two network namespaces joined by the ``mmtsim-emu`` forwarder.
+
+::
+
+    netns mmtsim-snd-<pid>                                 netns mmtsim-rcv-<pid>
+    10.77.0.1/24 on tun "mmS<pid>" ◄──► mmtsim-emu ◄──► tun "mmR<pid>" 10.77.0.2/24
+
+The forwarder creates both TUN devices in the caller's namespace; :class:`Topology` moves
+one into each new namespace (a TUN descriptor keeps working after its device moves),
+addresses them, disables IPv6 on them (so that no router solicitation reaches the
+forwarder), and raises the TCP buffer limits inside the namespaces so that neither the
+receive window nor the send buffer limits a flow (mmtsim's default buffers are 64 MiB).
+Every other TCP setting is the kernel's default of a fresh namespace (CUBIC module
+parameters, ``tcp_frto=2``, ``tcp_recovery=1`` (RACK), SACK, timestamps, ECN only when
+asked) — a fresh namespace also has an empty TCP metrics cache, so no run inherits the
+ssthresh of an earlier one.
+
+Addresses are private (RFC 1918) and exist only inside the two namespaces; nothing is
+routed anywhere else. Whatever happens (an error, Ctrl-C), leaving the ``with`` block
+stops the forwarder and the endpoint processes and deletes both namespaces.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+from pathlib import Path
+
+SND_ADDR, RCV_ADDR, PREFIX_LEN = "10.77.0.1", "10.77.0.2", 24
+#: TCP buffer limits inside the namespaces: min, default, max bytes. 64 MiB matches
+#: mmtsim's default `rcv_buf`/`snd_buf`; the default (middle) value stays the kernel's so
+#: that receive-buffer autotuning (tcp_rcv_space_adjust) behaves as usual.
+TCP_RMEM = "4096 131072 67108864"
+TCP_WMEM = "4096 16384 67108864"
+
+
+class KernelUnavailable(RuntimeError):
+    """The machine cannot run the harness (not root, no TUN, no ``ip netns``)."""
+
+
+def check_prerequisites() -> None:
+    """Raises :class:`KernelUnavailable` naming what is missing."""
+    if os.geteuid() != 0:
+        raise KernelUnavailable("the kernel harness needs root (network namespaces and TUN devices)")
+    if not os.path.exists("/dev/net/tun"):
+        raise KernelUnavailable("/dev/net/tun is missing: the kernel has no TUN support here")
+    if shutil.which("ip") is None:
+        raise KernelUnavailable("the `ip` command (iproute2) is missing; install iproute2")
+    probe = f"mmtsim-probe-{os.getpid()}"
+    r = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise KernelUnavailable(f"`ip netns add` fails here: {r.stderr.strip()}")
+    subprocess.run(["ip", "netns", "del", probe], capture_output=True)
+
+
+def emu_binary() -> Path:
+    """The forwarder: ``$MMTSIM_EMU``, else ``target/release/mmtsim-emu`` in the repo."""
+    env = os.environ.get("MMTSIM_EMU")
+    path = Path(env) if env else Path(__file__).resolve().parents[3] / "target" / "release" / "mmtsim-emu"
+    if not path.is_file() or not os.access(path, os.X_OK):
+        how = "MMTSIM_EMU" if env else "the repository's target/release"
+        raise KernelUnavailable(
+            f"forwarder binary {path} not found (from {how}); build it with "
+            f"`cargo build --release -p mmtsim-emu` or point MMTSIM_EMU at it")
+    return path
+
+
+def _run(*cmd: str) -> None:
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"`{' '.join(cmd)}` failed: {r.stderr.strip()}")
+
+
+class Topology:
+    """Sender and receiver namespaces joined by a running forwarder.
+
+    ``emu_args``: the forwarder's link flags (everything but the device names and the
+    stats path). ``workdir``: where the forwarder's report and log go.
+    """
+
+    def __init__(self, emu_args: list[str], workdir: Path, tag: str = ""):
+        suffix = f"{os.getpid()}{tag}"
+        self.snd_ns = f"mmtsim-snd-{suffix}"
+        self.rcv_ns = f"mmtsim-rcv-{suffix}"
+        # Interface names are at most 15 bytes.
+        self.snd_tun = f"mmS{suffix}"[:15]
+        self.rcv_tun = f"mmR{suffix}"[:15]
+        self.emu_args = emu_args
+        self.workdir = Path(workdir)
+        self.stats_path = self.workdir / "emu.json"
+        self._emu: subprocess.Popen | None = None
+        self._children: list[subprocess.Popen] = []
+        self._made_ns: list[str] = []
+
+    # -- set-up -------------------------------------------------------------------------
+
+    def __enter__(self) -> Topology:
+        try:
+            self._start()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _start(self) -> None:
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.stats_path.unlink(missing_ok=True)
+        log = open(self.workdir / "emu.log", "w")
+        self._emu = subprocess.Popen(
+            [str(emu_binary()), "--tun-snd", self.snd_tun, "--tun-rcv", self.rcv_tun,
+             "--stats", str(self.stats_path), "--max-seconds", "600", *self.emu_args],
+            stdout=subprocess.PIPE, stderr=log, text=True)
+        line = self._emu.stdout.readline()
+        if not line.startswith("ready"):
+            self._emu.wait(timeout=5)
+            raise RuntimeError(f"mmtsim-emu did not start (exit {self._emu.returncode}): "
+                               f"{(self.workdir / 'emu.log').read_text().strip()}")
+        for ns, tun, addr in ((self.snd_ns, self.snd_tun, SND_ADDR),
+                              (self.rcv_ns, self.rcv_tun, RCV_ADDR)):
+            _run("ip", "netns", "add", ns)
+            self._made_ns.append(ns)
+            _run("ip", "link", "set", "dev", tun, "netns", ns)
+            for key, value in (("net.ipv6.conf.all.disable_ipv6", "1"),
+                               ("net.ipv6.conf.default.disable_ipv6", "1"),
+                               (f"net.ipv6.conf.{tun}.disable_ipv6", "1"),
+                               ("net.ipv4.tcp_rmem", TCP_RMEM),
+                               ("net.ipv4.tcp_wmem", TCP_WMEM)):
+                self.sysctl(ns, key, value)
+            _run("ip", "netns", "exec", ns, "ip", "addr", "add", f"{addr}/{PREFIX_LEN}", "dev", tun)
+            _run("ip", "netns", "exec", ns, "ip", "link", "set", "dev", tun, "up")
+            _run("ip", "netns", "exec", ns, "ip", "link", "set", "dev", "lo", "up")
+
+    @staticmethod
+    def sysctl(ns: str, key: str, value: str) -> None:
+        """Sets ``key`` inside namespace ``ns`` (per-namespace keys only: the host's own
+        settings, e.g. ``net.core.rmem_max``, are left alone)."""
+        path = "/proc/sys/" + key.replace(".", "/")
+        _run("ip", "netns", "exec", ns, "sh", "-c", f"echo '{value}' > {path}")
+
+    def read_sysctl(self, ns: str, key: str) -> str:
+        r = subprocess.run(["ip", "netns", "exec", ns, "cat", "/proc/sys/" + key.replace(".", "/")],
+                           capture_output=True, text=True, check=True)
+        return r.stdout.strip()
+
+    # -- processes ----------------------------------------------------------------------
+
+    def spawn(self, ns: str, argv: list[str], **kw) -> subprocess.Popen:
+        """Starts ``argv`` inside namespace ``ns``; it is killed on close if still alive."""
+        p = subprocess.Popen(["ip", "netns", "exec", ns, *argv], **kw)
+        self._children.append(p)
+        return p
+
+    def stop_forwarder(self) -> dict:
+        """Stops the forwarder and returns its JSON report."""
+        if self._emu is not None and self._emu.poll() is None:
+            self._emu.send_signal(signal.SIGTERM)
+            try:
+                self._emu.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._emu.kill()
+                self._emu.wait()
+        if not self.stats_path.exists():
+            raise RuntimeError(f"mmtsim-emu wrote no report: {(self.workdir / 'emu.log').read_text()}")
+        return json.loads(self.stats_path.read_text())
+
+    # -- clean-up -----------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Kills what we started and deletes our namespaces; safe to call twice."""
+        for p in self._children:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        self._children.clear()
+        if self._emu is not None:
+            if self._emu.poll() is None:
+                self._emu.send_signal(signal.SIGTERM)
+                try:
+                    self._emu.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    self._emu.kill()
+                    self._emu.wait()
+            if self._emu.stdout:
+                self._emu.stdout.close()
+        for ns in self._made_ns:
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+        self._made_ns.clear()
