@@ -48,3 +48,18 @@ if ! VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH" \
     exit 1
 fi
 .venv/bin/python -c 'import mmtsim' || { echo "setup: the mmtsim build did not import" >&2; exit 1; }
+
+# The kernel reference harness (tests/test_kernel_harness.py, `mmtsim kernel-compare`)
+# drives the real TCP stack through mmtsim-emu inside network namespaces: it needs the
+# forwarder binary and iproute2's `ip`. Install iproute2 where we may (root, Debian).
+echo "setup: building the mmtsim-emu forwarder (release; log in .venv/build-emu.log)"
+if ! cargo build --quiet --release -p mmtsim-emu > .venv/build-emu.log 2>&1; then
+    tail -n 40 .venv/build-emu.log >&2
+    echo "setup: building mmtsim-emu failed (full log: .venv/build-emu.log)" >&2
+    exit 1
+fi
+if ! command -v ip >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing iproute2 (Debian package) for the kernel harness"
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iproute2) >/dev/null 2>&1 \
+        || echo "setup: could not install iproute2; the kernel harness tests will be skipped" >&2
+fi

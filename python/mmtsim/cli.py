@@ -111,6 +111,12 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--from", dest="from_format", choices=["csv", "mahimahi"], required=True)
     t.add_argument("--to", dest="to_format", choices=["csv", "mahimahi"], required=True)
     t.add_argument("--until", required=True, help="length to export, e.g. 60s")
+    kc = sub.add_parser("kernel-compare", help="run the Linux TCP stack beside mmtsim on the same "
+                        "emulated links (root; see docs/kernel-harness.md)")
+    kc.add_argument("--traces", default=None, help="comma-separated cases (default: the whole trace set)")
+    kc.add_argument("--cc", default="cubic,reno,bbr", help="comma-separated Linux algorithms")
+    kc.add_argument("--duration", type=float, default=None, help="override every case's duration, s")
+    kc.add_argument("--out", required=True, help="folder for results.json and results.md")
     return p
 
 
@@ -287,6 +293,8 @@ def _dispatch(args) -> int:
         check_output_folder(args.out)
     if args.cmd == "reproduce":
         return _reproduce(args)
+    if args.cmd == "kernel-compare":
+        return _kernel_compare(args)
     if args.cmd in _SUMMARY_COMMANDS:
         return _dispatch_summary(args)
     if args.cmd == "run":
@@ -394,6 +402,23 @@ def _dispatch(args) -> int:
         _write_text(Path(args.output), out)
         return EXIT_OK
     raise AssertionError(args.cmd)
+
+
+def _kernel_compare(args) -> int:
+    from .kernel import CaseError, KernelUnavailable, compare_cases, list_cases
+
+    cases = args.traces.split(",") if args.traces else list_cases()
+    if args.duration is not None and not args.duration > 0:
+        print(f"mmtsim: --duration {args.duration}: expected a positive number of seconds", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        compare_cases(cases, [c for c in args.cc.split(",") if c], out=Path(args.out),
+                      duration_s=args.duration)
+    except (KernelUnavailable, CaseError) as e:
+        print(f"mmtsim: kernel-compare: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"wrote {Path(args.out) / 'results.json'} and {Path(args.out) / 'results.md'}")
+    return EXIT_OK
 
 
 def _sweep(args) -> int:
