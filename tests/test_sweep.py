@@ -458,3 +458,17 @@ def test_bad_flags_exit_2(tmp_path: Path, capsys):
     assert cli.main(["sweep", str(sw), "--out", str(tmp_path / "other")]) == 2
     assert "not an mmtsim sweep folder" in capsys.readouterr().err
     assert not out.exists() and sorted(os.listdir(tmp_path / "other")) == ["notes.txt"]
+
+
+def test_the_sweep_schema_is_a_valid_json_schema_and_accepts_the_examples():
+    import tomllib
+
+    from jsonschema import Draft202012Validator
+
+    from conftest import EXAMPLES
+    from mmtsim.sweep_file import _schema
+
+    Draft202012Validator.check_schema(_schema())
+    for f in sorted((EXAMPLES / "sweeps").glob("*.toml")):
+        doc = tomllib.loads(f.read_text())
+        assert list(Draft202012Validator(_schema()).iter_errors(doc)) == [], f
