@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -46,7 +46,23 @@ GOODPUT_TOLERANCE = 0.10
 _FRTO = "mmtsim lacks Linux's spurious-RTO undo (F-RTO, RFC 5682): Linux undoes the timeout"
 _DSACK = ("mmtsim lacks D-SACK undo (RFC 3708) and RACK-TLP (RFC 8985): Linux undoes or "
           "avoids the reduction")
-XFAIL: dict[tuple[str, str], str] = {}
+_RACK = ("mmtsim lacks RACK-TLP (RFC 8985): Linux repairs the outage's losses by a tail loss "
+         "probe and RACK without a timeout, mmtsim times out")
+#: From a full run on 6.18.44 (docs/kernel-harness.md): cases whose undo decisions differ
+#: because of these mechanisms.
+XFAIL: dict[tuple[str, str], str] = {
+    ("outage-1s-deep", "cubic"): _FRTO,
+    ("outage-2s-deep", "cubic"): _FRTO,
+    ("outage-2s-deep", "reno"): _FRTO,
+    ("outage-2s-deep", "bbr"): _FRTO,
+    ("rtt-10ms", "reno"): _FRTO,
+    ("back-to-back", "cubic"): _FRTO,
+    ("back-to-back", "reno"): _FRTO + "; " + _DSACK,
+    ("back-to-back", "bbr"): _RACK,
+    ("outage-250ms-overflow", "cubic"): _RACK,
+    ("outage-250ms-overflow", "reno"): _RACK,
+    ("outage-250ms-overflow", "bbr"): _RACK,
+}
 
 
 def _cases() -> list[str]:
@@ -108,7 +124,7 @@ def test_forwarder_bad_arguments_exit_2():
 
 
 def test_kernel_compare_cli_refuses_an_unknown_case(tmp_path):
-    r = subprocess.run([shutil.which("mmtsim") or "mmtsim", "kernel-compare", "--traces", "no-such-case",
+    r = subprocess.run([sys.executable, "-m", "mmtsim", "kernel-compare", "--traces", "no-such-case",
                         "--out", str(tmp_path / "o")], capture_output=True, text=True)
     assert r.returncode == 2
     assert "mmtsim: kernel-compare:" in r.stderr
