@@ -102,14 +102,18 @@ pub enum Command {
 }
 
 fn int(flag: &str, v: &str) -> Result<u64, ArgError> {
-    v.parse::<u64>()
-        .map_err(|_| ArgError(format!("{flag} `{v}`: expected a non-negative whole number")))
+    v.parse::<u64>().map_err(|_| {
+        ArgError(format!(
+            "{flag} `{v}`: expected a non-negative whole number"
+        ))
+    })
 }
 
 fn tun_name(flag: &str, v: &str) -> Result<String, ArgError> {
     let ok = !v.is_empty()
         && v.len() < IFNAMSIZ
-        && v.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b));
+        && v.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b));
     if !ok {
         return Err(ArgError(format!(
             "{flag} `{v}`: expected 1 to {} letters, digits, `-`, `_` or `.`",
@@ -207,7 +211,9 @@ pub fn parse<I: IntoIterator<Item = String>>(argv: I) -> Result<Command, ArgErro
                 ));
             }
             if period_ns == Some(0) {
-                return Err(ArgError("--trace-period-ns 0: expected a positive period".into()));
+                return Err(ArgError(
+                    "--trace-period-ns 0: expected a positive period".into(),
+                ));
             }
             ForwardRate::Trace {
                 path,
@@ -225,7 +231,9 @@ pub fn parse<I: IntoIterator<Item = String>>(argv: I) -> Result<Command, ArgErro
     }
     let rev_rate_bps = rev_rate.ok_or_else(|| need("--rev-rate-bps"))?;
     if rev_rate_bps == 0 {
-        return Err(ArgError("--rev-rate-bps 0: expected a positive rate".into()));
+        return Err(ArgError(
+            "--rev-rate-bps 0: expected a positive rate".into(),
+        ));
     }
     if forward == ForwardRate::Constant(0) {
         return Err(ArgError("--rate-bps 0: expected a positive rate".into()));
@@ -313,11 +321,20 @@ mod tests {
         let Command::Run(a) = parse(argv(&format!("{BASE} --trace t.csv"))).unwrap() else {
             panic!("expected Run");
         };
-        assert!(matches!(a.forward, ForwardRate::Trace { mahimahi: false, .. }));
+        assert!(matches!(
+            a.forward,
+            ForwardRate::Trace {
+                mahimahi: false,
+                ..
+            }
+        ));
         let Command::Run(b) = parse(argv(&format!("{BASE} --trace t.up"))).unwrap() else {
             panic!("expected Run");
         };
-        assert!(matches!(b.forward, ForwardRate::Trace { mahimahi: true, .. }));
+        assert!(matches!(
+            b.forward,
+            ForwardRate::Trace { mahimahi: true, .. }
+        ));
     }
 
     #[test]
@@ -329,19 +346,25 @@ mod tests {
         assert!(err(&format!("{BASE} --rate-bps 1 --bogus")).contains("`--bogus`"));
         assert!(err("--tun-snd averyveryverylongname").contains("1 to 15"));
         assert!(err(&format!("{BASE} --rate-bps 1 --delay-ns")).contains("expected a value"));
-        assert!(err("--tun-snd a --tun-rcv a --rate-bps 1 --delay-ns 0 --rev-rate-bps 1")
-            .contains("two different"));
+        assert!(
+            err("--tun-snd a --tun-rcv a --rate-bps 1 --delay-ns 0 --rev-rate-bps 1")
+                .contains("two different")
+        );
         assert!(err(&format!("{BASE} --rate-bps 0")).contains("positive"));
         assert!(err(&format!("{BASE} --trace t.up --trace-period-ns 5")).contains("CSV"));
     }
 
     #[test]
     fn a_missing_trace_file_is_an_argument_error() {
-        let Command::Run(a) =
-            parse(argv(&format!("{BASE} --trace /nonexistent/t.csv"))).unwrap()
+        let Command::Run(a) = parse(argv(&format!("{BASE} --trace /nonexistent/t.csv"))).unwrap()
         else {
             panic!("expected Run");
         };
-        assert!(a.forward_link().err().unwrap().0.contains("/nonexistent/t.csv"));
+        assert!(a
+            .forward_link()
+            .err()
+            .unwrap()
+            .0
+            .contains("/nonexistent/t.csv"));
     }
 }

@@ -54,7 +54,10 @@ impl Direction {
     fn hold(&mut self, due_ns: u64, packet: Vec<u8>) {
         // Keeps the pending queue ordered even if a packet accepted before the clock
         // started (delay only) would be due after one accepted after it.
-        let due_ns = self.pending.back().map_or(due_ns, |&(last, _)| due_ns.max(last));
+        let due_ns = self
+            .pending
+            .back()
+            .map_or(due_ns, |&(last, _)| due_ns.max(last));
         self.pending.push_back((due_ns, packet));
     }
 
@@ -120,7 +123,8 @@ impl Forwarder {
                 .iter()
                 .filter_map(|d| d.pending.front().map(|&(due, _)| due))
                 .min();
-            let wait_ns = next_due.map_or(MAX_SLEEP_NS, |d| d.saturating_sub(now).min(MAX_SLEEP_NS));
+            let wait_ns =
+                next_due.map_or(MAX_SLEEP_NS, |d| d.saturating_sub(now).min(MAX_SLEEP_NS));
             let sleep_ns = wait_ns.saturating_sub(SPIN_NS);
             let ts = libc::timespec {
                 tv_sec: (sleep_ns / 1_000_000_000) as libc::time_t,

@@ -196,7 +196,9 @@ mod tests {
         let at: Vec<_> = (0..3).map(|_| l.offer(0, 1500)).collect();
         assert_eq!(
             at,
-            [11, 12, 13].map(|m| Verdict::Deliver { at_ns: m * MS }).to_vec()
+            [11, 12, 13]
+                .map(|m| Verdict::Deliver { at_ns: m * MS })
+                .to_vec()
         );
         // At 1.5 ms the first is gone, the second is in service, the third waits.
         assert_eq!(l.queue_bytes(3 * MS / 2), 1500);
@@ -231,11 +233,7 @@ mod tests {
     fn an_outage_holds_packets_until_the_rate_returns() {
         // 12 Mbit/s, outage [0.5 ms, 100 ms), 12 Mbit/s again. A packet at 0 gets half its
         // bits through by 0.5 ms and the other half in the 0.5 ms after 100 ms.
-        let mut l = traced(
-            "time_s,rate_mbps\n0,12\n0.0005,0\n0.1,12\n",
-            5 * MS,
-            None,
-        );
+        let mut l = traced("time_s,rate_mbps\n0,12\n0.0005,0\n0.1,12\n", 5 * MS, None);
         assert_eq!(
             l.offer(0, 1500),
             Verdict::Deliver {

@@ -42,16 +42,32 @@ fn main() -> ExitCode {
     let reverse = LinkModel::new(parsed.reverse_link());
     let snd = match Tun::create(&parsed.tun_snd) {
         Ok(t) => t,
-        Err(e) => return fail(1, format!("cannot create TUN device {}: {e}", parsed.tun_snd)),
+        Err(e) => {
+            return fail(
+                1,
+                format!("cannot create TUN device {}: {e}", parsed.tun_snd),
+            )
+        }
     };
     let rcv = match Tun::create(&parsed.tun_rcv) {
         Ok(t) => t,
-        Err(e) => return fail(1, format!("cannot create TUN device {}: {e}", parsed.tun_rcv)),
+        Err(e) => {
+            return fail(
+                1,
+                format!("cannot create TUN device {}: {e}", parsed.tun_rcv),
+            )
+        }
     };
     // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
     unsafe {
-        libc::signal(libc::SIGINT, on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t);
-        libc::signal(libc::SIGTERM, on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t);
+        libc::signal(
+            libc::SIGINT,
+            on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t,
+        );
+        libc::signal(
+            libc::SIGTERM,
+            on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t,
+        );
     }
     if let Some(p) = parsed.rt_priority {
         if let Err(e) = set_realtime_priority(p) {
