@@ -450,6 +450,26 @@ pub struct Tcp {
     /// with published ns-3 results.
     #[serde(default)]
     pub rto_ssthresh: RtoSsthresh,
+    /// F-RTO after a timeout, Linux `tcp_frto` (0 off, 1 or 2 on; default 2, or 0 with
+    /// rto_ssthresh = "ns3").
+    #[serde(default)]
+    pub frto: Option<u8>,
+    /// Linux `tcp_recovery` bits: 1 RACK loss detection, 2 static reordering window,
+    /// 4 no duplicate-ACK shortcut (default 1, or 0 with rto_ssthresh = "ns3").
+    #[serde(default)]
+    pub recovery: Option<u8>,
+    /// Tail loss probes, Linux `tcp_early_retrans` (3 or 4 on, 0 to 2 off; default 3, or 0
+    /// with rto_ssthresh = "ns3").
+    #[serde(default)]
+    pub early_retrans: Option<u8>,
+    /// D-SACK at the receiver, Linux `tcp_dsack` (default true, or false with
+    /// rto_ssthresh = "ns3").
+    #[serde(default)]
+    pub dsack: Option<bool>,
+    /// Undo window reductions shown spurious by timestamps, F-RTO or D-SACK (default true,
+    /// or false with rto_ssthresh = "ns3").
+    #[serde(default)]
+    pub undo: Option<bool>,
 }
 
 /// How a retransmission timeout sets ssthresh.
@@ -503,6 +523,11 @@ impl Default for Tcp {
             rwnd_control: false,
             rwnd_window: default_rwnd_window(),
             rto_ssthresh: RtoSsthresh::Linux,
+            frto: None,
+            recovery: None,
+            early_retrans: None,
+            dsack: None,
+            undo: None,
         }
     }
 }

@@ -247,6 +247,25 @@ pub fn tcp_config(f: &Flow) -> Result<TcpConfig, (String, String)> {
             crate::model::RtoSsthresh::Linux => mmtsim_transport::cc::RtoSsthresh::Linux,
             crate::model::RtoSsthresh::Ns3 => mmtsim_transport::cc::RtoSsthresh::Ns3,
         },
+        loss_recovery: loss_recovery(t),
         cc: cc_params(f.cc.as_ref())?,
     })
+}
+
+/// Linux's loss-recovery switches of a flow: Linux's defaults, or all off when the flow
+/// asks for ns-3's timeout rule (ns-3 3.27–3.29 had none of them); each key set in the
+/// scenario wins.
+fn loss_recovery(t: &crate::model::Tcp) -> mmtsim_transport::tcp::LossRecoveryConfig {
+    use mmtsim_transport::tcp::LossRecoveryConfig;
+    let base = match t.rto_ssthresh {
+        crate::model::RtoSsthresh::Linux => LossRecoveryConfig::default(),
+        crate::model::RtoSsthresh::Ns3 => LossRecoveryConfig::CLASSIC,
+    };
+    LossRecoveryConfig {
+        frto: t.frto.unwrap_or(base.frto),
+        recovery: t.recovery.unwrap_or(base.recovery),
+        early_retrans: t.early_retrans.unwrap_or(base.early_retrans),
+        dsack: t.dsack.unwrap_or(base.dsack),
+        undo: t.undo.unwrap_or(base.undo),
+    }
 }

@@ -433,6 +433,30 @@ pub fn validate(s: &Scenario, base_dir: &Path) -> Result<(Traces, crate::ran::Si
                     ),
                 ));
             }
+            for (key, value, max, meaning) in [
+                (
+                    "frto",
+                    t.frto,
+                    2,
+                    "0 (off), 1 or 2 (F-RTO), as Linux tcp_frto",
+                ),
+                (
+                    "recovery",
+                    t.recovery,
+                    7,
+                    "bits 1 (RACK), 2, 4 of Linux tcp_recovery: 0 to 7",
+                ),
+                (
+                    "early_retrans",
+                    t.early_retrans,
+                    4,
+                    "0 to 4 as Linux tcp_early_retrans (3 or 4 send loss probes)",
+                ),
+            ] {
+                if let Some(v) = value.filter(|&v| v > max) {
+                    errs.push((format!("{p}.tcp.{key}"), format!("{v}: expected {meaning}")));
+                }
+            }
             if t.initial_cwnd == 0 {
                 errs.push((
                     format!("{p}.tcp.initial_cwnd"),

@@ -738,6 +738,23 @@ impl Sim {
                         .map(|&t| t as f64 * 1e-9)
                         .collect::<Vec<_>>());
                     j["fast_recoveries"] = json!(st.fast_recoveries);
+                    // The per-ACK mean above under-weights outages; this is the mean of
+                    // SRTT over time, what sampling the kernel's tcpi_rtt gives.
+                    j["srtt_time_mean_ms"] =
+                        json!(sender.srtt_time_mean_ms(completed_at.unwrap_or(stop)));
+                    j["undos"] = json!(st.undos);
+                    j["loss_undos"] = json!(st.loss_undos);
+                    j["spurious_rtos"] = json!(st.spurious_rtos);
+                    j["undo_times_s"] = json!(sender
+                        .log
+                        .undo_t_ns
+                        .iter()
+                        .map(|&t| t as f64 * 1e-9)
+                        .collect::<Vec<_>>());
+                    j["dsacks_received"] = json!(st.dsacks);
+                    j["dsacks_sent"] = json!(receiver.stats.dsacks_sent);
+                    j["tlp_probes"] = json!(st.tlp_probes);
+                    j["tlp_recoveries"] = json!(st.tlp_recoveries);
                     j["spurious_retransmits"] = json!(receiver.stats.spurious_retransmits);
                     j["segments_sent"] = json!(st.segments_sent);
                     j["syn_retransmits"] = json!(st.syn_retransmits);
@@ -778,6 +795,7 @@ impl Sim {
                     j["owd_min_ms"] = json!(owd.min_ms());
                     j["rtt_mean_ms"] = json!(null);
                     j["rtt_p95_ms"] = json!(null);
+                    j["srtt_time_mean_ms"] = json!(null);
                     j["retransmits"] = json!(0);
                     j["rtos"] = json!(0);
                     j["owd_rows_stride"] = json!(owd.thinning.stride);

@@ -993,6 +993,15 @@ impl CongestionControl for Bbr {
     /// Never called: [`Self::cong_control`] owns the window on every ACK.
     fn cong_avoid(&mut self, _w: &mut Window, _s: &AckSample) {}
 
+    /// `bbr_undo_cwnd`: a spurious slow-down restarts full-pipe detection and the
+    /// long-term (policer) sampling; the window stays as BBR set it.
+    fn undo_cwnd(&mut self, w: &mut Window) -> u32 {
+        self.full_bw = 0;
+        self.full_bw_cnt = 0;
+        self.reset_lt_bw_sampling();
+        w.cwnd
+    }
+
     /// `bbr_ssthresh`: save cwnd for the restore; ssthresh stays as it is.
     fn ssthresh(&mut self, w: &Window) -> u32 {
         self.save_cwnd(w.cwnd);

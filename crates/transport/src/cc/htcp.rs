@@ -357,6 +357,18 @@ impl CongestionControl for Htcp {
         ((w.cwnd.wrapping_mul(self.beta as u32)) >> 7).max(2)
     }
 
+    /// `htcp_cwnd_undo`: the reduction never happened, so neither did the congestion event
+    /// that restarted the clock and the RTT and throughput memories; then Reno's undo.
+    fn undo_cwnd(&mut self, w: &mut Window) -> u32 {
+        if self.undo_last_cong != 0 {
+            self.last_cong = self.undo_last_cong;
+            self.max_rtt = self.undo_max_rtt;
+            self.old_max_b = self.undo_old_max_b;
+            self.undo_last_cong = 0;
+        }
+        w.cwnd.max(w.prior_cwnd)
+    }
+
     fn set_state(&mut self, _w: &mut Window, state: CaState) {
         match state {
             CaState::Open => {

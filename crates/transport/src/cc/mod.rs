@@ -37,6 +37,14 @@
 //!
 //! The sender de-duplicates per-episode cuts: it calls `enter_recovery` once per recovery
 //! episode (RFC 6582's `recover` / RFC 6675's `RecoveryPoint`).
+//!
+//! # Undo
+//! Both reductions remember `prior_ssthresh` (Linux `tcp_current_ssthresh` just before
+//! them). When the sender proves a reduction spurious, [`Controller::undo`] asks the
+//! algorithm for the window to return to (`undo_cwnd`: Linux's `tcp_reno_undo_cwnd`,
+//! max(cwnd, prior_cwnd), unless the algorithm overrides it — H-TCP also restores its
+//! congestion clock, BBR keeps cwnd and restarts its full-pipe and long-term estimators)
+//! and raises ssthresh back to `prior_ssthresh` (Linux `tcp_undo_cwnd_reduction`).
 
 pub mod bbr;
 pub mod bic;
@@ -279,6 +287,11 @@ pub trait CongestionControl: Send {
     fn metrics(&self) -> Vec<(&'static str, f64)> {
         Vec::new()
     }
+    /// The window to return to when a reduction proves spurious (Linux `undo_cwnd`); the
+    /// default is `tcp_reno_undo_cwnd`: max(cwnd, prior_cwnd).
+    fn undo_cwnd(&mut self, w: &mut Window) -> u32 {
+        w.cwnd.max(w.prior_cwnd)
+    }
 }
 
 /// Parameters of every algorithm, resolved from a scenario or Python.
@@ -426,6 +439,8 @@ pub struct Controller {
     owns_window: bool,
     /// When a timeout recomputes ssthresh.
     pub rto_ssthresh: RtoSsthresh,
+    /// ssthresh to restore on undo (Linux `prior_ssthresh`); 0: nothing to restore.
+    prior_ssthresh: u32,
 }
 
 impl Controller {
@@ -441,6 +456,7 @@ impl Controller {
             episode_end: 0,
             owns_window: false,
             rto_ssthresh: RtoSsthresh::Linux,
+            prior_ssthresh: 0,
         }
     }
 
@@ -551,8 +567,20 @@ impl Controller {
         }
     }
 
+    /// ssthresh an undo would restore (Linux `prior_ssthresh`).
+    pub fn prior_ssthresh(&self) -> u32 {
+        self.prior_ssthresh
+    }
+
     /// Fast recovery begins; `high_seq` is the recovery point (SND.NXT now).
     pub fn enter_recovery(&mut self, high_seq: u64) {
+        // Linux tcp_enter_recovery: remember the pre-reduction ssthresh unless a reduction
+        // is already under way.
+        self.prior_ssthresh = if matches!(self.state, CaState::Recovery | CaState::Cwr) {
+            0
+        } else {
+            self.current_ssthresh()
+        };
         self.w.prior_cwnd = self.w.cwnd;
         self.w.ssthresh = self.cc.ssthresh(&self.w);
         self.w.cwnd_cnt = 0;
@@ -566,28 +594,83 @@ impl Controller {
         self.w.cwnd = cwnd.clamp(1, self.w.cwnd_clamp);
     }
 
-    /// Recovery or loss episode is over (SND.UNA passed the recovery point). An algorithm
-    /// that owns the window keeps it (Linux `tcp_end_cwnd_reduction` returns early when
-    /// `cong_control` is set): it only hears the state change.
-    pub fn exit_recovery(&mut self, now: SimTime) {
-        if self.state == CaState::Recovery
-            && self.w.ssthresh < INFINITE_SSTHRESH
-            && !self.owns_window
-        {
-            // Linux tcp_end_cwnd_reduction: settle at ssthresh.
-            self.w.cwnd = self.w.ssthresh;
+    /// Recovery or loss episode is over (SND.UNA passed the recovery point). After a fast
+    /// recovery that was not `undone` the window settles at ssthresh (Linux
+    /// `tcp_end_cwnd_reduction`); an algorithm that owns the window keeps it (Linux returns
+    /// early when `cong_control` is set): it only hears the state change.
+    pub fn end_recovery(&mut self, now: SimTime, undone: bool) {
+        if self.state == CaState::Recovery && !self.owns_window {
+            if self.w.ssthresh < INFINITE_SSTHRESH && !undone {
+                self.w.cwnd = self.w.ssthresh;
+            }
             self.cc.cwnd_event(&mut self.w, CwndEvent::CompleteCwr, now);
         }
-        self.cc.set_state(&mut self.w, CaState::Open);
-        self.state = CaState::Open;
+        self.set_ca_state(CaState::Open);
+    }
+
+    /// [`Self::end_recovery`] of a reduction that was not undone.
+    pub fn exit_recovery(&mut self, now: SimTime) {
+        self.end_recovery(now, false);
+    }
+
+    /// Moves to `state` without touching the window (Linux `tcp_set_ca_state`).
+    pub fn set_ca_state(&mut self, state: CaState) {
+        if self.state != state {
+            self.cc.set_state(&mut self.w, state);
+            self.state = state;
+        }
+    }
+
+    /// The reduction in progress was spurious (Linux `tcp_undo_cwnd_reduction`): cwnd from
+    /// the algorithm's `undo_cwnd`, ssthresh back up to `prior_ssthresh`. Nothing changes
+    /// when no ssthresh was saved (a reduction entered during another).
+    pub fn undo(&mut self) {
+        if self.prior_ssthresh == 0 {
+            return;
+        }
+        let cwnd = self.cc.undo_cwnd(&mut self.w);
+        self.w.cwnd = cwnd.clamp(1, self.w.cwnd_clamp);
+        if self.prior_ssthresh > self.w.ssthresh {
+            self.w.ssthresh = self.prior_ssthresh;
+        }
+    }
+
+    /// A tail loss probe repaired a loss: one reduction, at once (Linux
+    /// `tcp_process_tlp_ack`: `tcp_init_cwnd_reduction`, CWR, `tcp_end_cwnd_reduction`).
+    /// The caller then reopens the state (`tcp_try_keep_open`).
+    pub fn tlp_reduction(&mut self, now: SimTime) {
+        self.w.prior_cwnd = self.w.cwnd;
+        self.w.ssthresh = self.cc.ssthresh(&self.w);
+        self.w.cwnd_cnt = 0;
+        self.set_ca_state(CaState::Cwr);
+        if !self.owns_window {
+            if self.w.ssthresh < INFINITE_SSTHRESH {
+                self.w.cwnd = self.w.ssthresh;
+            }
+            self.cc.cwnd_event(&mut self.w, CwndEvent::CompleteCwr, now);
+        }
     }
 
     /// Retransmission timeout. `in_flight` is the segments still in flight after everything
-    /// outstanding was marked lost (normally 0); `snd_una`/`snd_nxt` delimit the episode.
-    pub fn on_rto(&mut self, now: SimTime, in_flight: u32, snd_una: u64, snd_nxt: u64) {
-        let first_in_episode =
-            matches!(self.state, CaState::Open | CaState::Disorder) || snd_una >= self.episode_end;
-        if first_in_episode || self.rto_ssthresh == RtoSsthresh::Ns3 {
+    /// outstanding was marked lost (normally 0); `snd_una`/`snd_nxt` delimit the episode;
+    /// `loss_reopened` is Linux's third case of a new episode: still in Loss, but an undo
+    /// or an ACK of new data has cleared the timeout count since the last timeout.
+    /// Returns true when this timeout reduced ssthresh (a new episode, or every timeout
+    /// under [`RtoSsthresh::Ns3`]).
+    pub fn enter_loss(
+        &mut self,
+        now: SimTime,
+        in_flight: u32,
+        snd_una: u64,
+        snd_nxt: u64,
+        loss_reopened: bool,
+    ) -> bool {
+        let first_in_episode = matches!(self.state, CaState::Open | CaState::Disorder)
+            || snd_una >= self.episode_end
+            || (self.state == CaState::Loss && loss_reopened);
+        let reduce = first_in_episode || self.rto_ssthresh == RtoSsthresh::Ns3;
+        if reduce {
+            self.prior_ssthresh = self.current_ssthresh();
             self.w.prior_cwnd = self.w.cwnd;
             self.w.ssthresh = self.cc.ssthresh(&self.w);
             self.cc.cwnd_event(&mut self.w, CwndEvent::Loss, now);
@@ -597,6 +680,13 @@ impl Controller {
         self.cc.set_state(&mut self.w, CaState::Loss);
         self.state = CaState::Loss;
         self.episode_end = snd_nxt;
+        reduce
+    }
+
+    /// [`Self::enter_loss`] for a timeout that is not a reopened loss episode (the
+    /// standalone API's retransmission timeout).
+    pub fn on_rto(&mut self, now: SimTime, in_flight: u32, snd_una: u64, snd_nxt: u64) {
+        self.enter_loss(now, in_flight, snd_una, snd_nxt, false);
     }
 
     /// Hands the sender's radio view to the algorithm (cross-layer algorithms only read it).

@@ -34,13 +34,25 @@
 //!   default): after an idle period longer than the RTO the window restarts from
 //!   min(cwnd, IW), halved per idle RTO as Linux's `tcp_cwnd_restart`.
 //! - Delivery-rate sampling ([`rate`]) for every ACK.
+//! - Linux's loss recovery beyond the RFC 6675 core, each behind the switch Linux has for it
+//!   ([`LossRecoveryConfig`], Linux's defaults on):
+//!   - RACK-TLP (RFC 8985, [`rack`]): time-based loss marking, lost retransmissions
+//!     detected without a timeout, and the tail loss probe;
+//!   - D-SACK (RFC 2883): the receiver reports duplicates in the first SACK block;
+//!   - undo of spurious reductions ([`undo`]): a timeout or fast recovery whose
+//!     retransmissions were unnecessary — shown by timestamps (RFC 3522, Eifel), by F-RTO
+//!     (RFC 5682, Linux's SACK-enhanced variant) or by D-SACKs accounting for every
+//!     retransmission (Linux's `undo_retrans`, the idea of RFC 3708) — is reverted: cwnd
+//!     by the algorithm's `undo_cwnd`, ssthresh back to its value before the reduction.
 //!
 //! # Not modelled
-//! RACK-TLP and tail loss probes; F-RTO; D-SACK and undo of spurious reductions (spurious
-//! retransmissions are *counted* by the receiver, which knows); ECN; zero-window probing
+//! ECN and the CWR state it drives (CWR is entered only by a tail loss probe's repair);
+//! SACK reneging; the adaptive duplicate-ACK threshold of the non-RACK path (`reordering`
+//! is tracked but only RACK reads it); zero-window probing
 //! (the receiver's application always reads, so the window only shrinks by out-of-order
 //! data); Nagle (TCP_NODELAY, as ns-3 and the studies); FIN/close; PAWS; urgent data.
 
+pub mod rack;
 pub mod rate;
 pub mod receiver;
 pub mod rtt;
@@ -49,6 +61,9 @@ pub mod scoreboard;
 pub mod sender;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_recovery;
+pub mod undo;
 
 use crate::cc::CcParams;
 use mmtsim_engine::SimTime;
@@ -88,6 +103,8 @@ pub struct TcpConfig {
     pub rwnd_control: Option<rwnd::RwndParams>,
     /// How a timeout sets ssthresh (Linux by default).
     pub rto_ssthresh: crate::cc::RtoSsthresh,
+    /// Linux's loss-recovery mechanisms beyond RFC 6675 (all on by default).
+    pub loss_recovery: LossRecoveryConfig,
     /// Congestion control.
     pub cc: CcParams,
 }
@@ -110,8 +127,62 @@ impl Default for TcpConfig {
             dupthresh: 3,
             rwnd_control: None,
             rto_ssthresh: crate::cc::RtoSsthresh::Linux,
+            loss_recovery: LossRecoveryConfig::default(),
             cc: CcParams::default_for("cubic").expect("cubic is built in"),
         }
+    }
+}
+
+/// Linux's loss-recovery switches, named after its sysctls (`Documentation/networking/
+/// ip-sysctl.rst`), with Linux's defaults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LossRecoveryConfig {
+    /// `tcp_frto`: 0 off; 1 or 2 F-RTO (RFC 5682) after a timeout — Linux runs the
+    /// SACK-enhanced variant whenever SACK is on, whichever of the two is set. Default 2.
+    pub frto: u8,
+    /// `tcp_recovery` bits: 0x1 RACK loss detection, 0x2 static reordering window,
+    /// 0x4 no duplicate-ACK threshold shortcut. Default 0x1. RACK needs SACK.
+    pub recovery: u8,
+    /// `tcp_early_retrans`: 3 or 4 send tail loss probes (RFC 8985 TLP); 0–2 do not.
+    /// Default 3. TLP needs SACK.
+    pub early_retrans: u8,
+    /// `tcp_dsack`: the receiver reports duplicate segments (RFC 2883). Default on.
+    pub dsack: bool,
+    /// Undo spurious window reductions (no Linux switch: Linux always may). Default on.
+    pub undo: bool,
+}
+
+impl Default for LossRecoveryConfig {
+    fn default() -> Self {
+        LossRecoveryConfig {
+            frto: 2,
+            recovery: rack::RACK_LOSS_DETECTION,
+            early_retrans: 3,
+            dsack: true,
+            undo: true,
+        }
+    }
+}
+
+impl LossRecoveryConfig {
+    /// Everything off: the RFC 5681/6675/6582 core alone, as ns-3's TCP of the seed
+    /// studies' era (3.27–3.29) had it.
+    pub const CLASSIC: LossRecoveryConfig = LossRecoveryConfig {
+        frto: 0,
+        recovery: 0,
+        early_retrans: 0,
+        dsack: false,
+        undo: false,
+    };
+
+    /// RACK marks losses (needs SACK).
+    pub fn rack(&self, sack: bool) -> bool {
+        sack && self.recovery & rack::RACK_LOSS_DETECTION != 0
+    }
+
+    /// Tail loss probes are sent (needs SACK).
+    pub fn tlp(&self, sack: bool) -> bool {
+        sack && matches!(self.early_retrans, 3 | 4)
     }
 }
 

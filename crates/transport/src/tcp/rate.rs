@@ -126,6 +126,12 @@ impl RateSampler {
         })
     }
 
+    /// `delivered` when the newest segment this ACK delivered was sent (Linux
+    /// `rs->prior_delivered`); meaningful only for an ACK that delivered something.
+    pub fn prior_delivered(&self) -> u64 {
+        self.prior_delivered
+    }
+
     /// The sender ran out of data with `in_flight` segments outstanding (Linux
     /// `tcp_rate_check_app_limited`).
     pub fn mark_app_limited(&mut self, in_flight: u32) {

@@ -6,6 +6,10 @@
 //! - SACK (RFC 2018 §4): the first block reports the range containing the most recently
 //!   received segment, then the most recently reported other ranges; at most 3 blocks with
 //!   timestamps (40 bytes of options), 4 without.
+//! - D-SACK (RFC 2883, Linux `tcp_dsack`, on by default): a segment that brings nothing
+//!   new is reported once, as the first block of the next ACK — the part below the
+//!   cumulative ACK, or the whole segment when it duplicates out-of-order data; the other
+//!   blocks follow, one fewer.
 //! - Window: buffer minus out-of-order bytes, never moving the right edge left (RFC 9293
 //!   §3.8.6 discourages shrinking), scaled by the shift offered in the SYN-ACK.
 //! - Timestamps (RFC 7323 §4.3): TS.Recent is taken from segments with
@@ -40,6 +44,8 @@ pub struct ReceiverStats {
     pub acks_sent: u64,
     /// Segments discarded for lying beyond the window.
     pub beyond_window: u64,
+    /// ACKs that carried a D-SACK block.
+    pub dsacks_sent: u64,
 }
 
 /// TCP data receiver.
@@ -53,6 +59,8 @@ pub struct TcpReceiver {
     ooo_bytes: u64,
     /// Most recently reported SACK blocks, most recent first.
     recent: Vec<SackBlock>,
+    /// Duplicate to report in the next ACK (RFC 2883).
+    dsack: Option<SackBlock>,
     wscale: u8,
     right_edge: u64,
     ts_recent: u32,
@@ -79,6 +87,7 @@ impl TcpReceiver {
             ooo: Vec::new(),
             ooo_bytes: 0,
             recent: Vec::with_capacity(4),
+            dsack: None,
             wscale,
             right_edge: 0,
             ts_recent: 0,
@@ -170,8 +179,20 @@ impl TcpReceiver {
             if h.retransmission {
                 self.stats.spurious_retransmits += 1;
             }
+            self.set_dsack(
+                s,
+                if s < self.rcv_nxt {
+                    e.min(self.rcv_nxt)
+                } else {
+                    e
+                },
+            );
             self.send_ack(now, out);
             return 0;
+        }
+        if s < self.rcv_nxt {
+            // Partly old: the part below RCV.NXT arrived twice.
+            self.set_dsack(s, self.rcv_nxt);
         }
         let before = self.rcv_nxt;
         let had_hole = !self.ooo.is_empty();
@@ -203,6 +224,12 @@ impl TcpReceiver {
             self.send_ack(now, out);
         }
         self.rcv_nxt - before
+    }
+
+    fn set_dsack(&mut self, start: u64, end: u64) {
+        if self.cfg.sack && self.cfg.loss_recovery.dsack && end > start {
+            self.dsack = Some(SackBlock { start, end });
+        }
     }
 
     /// Delayed-ACK timer.
@@ -322,7 +349,12 @@ impl TcpReceiver {
         };
         if self.cfg.sack {
             let max_blocks = if self.cfg.timestamps { 3 } else { 4 };
-            for b in self.recent.iter().take(max_blocks) {
+            if let Some(d) = self.dsack.take() {
+                h.sack[0] = d;
+                h.sack_len = 1;
+                self.stats.dsacks_sent += 1;
+            }
+            for b in self.recent.iter().take(max_blocks - h.sack_len as usize) {
                 h.sack[h.sack_len as usize] = *b;
                 h.sack_len += 1;
             }

@@ -7,6 +7,8 @@
 //!   numbers.
 //! - NewReno window arithmetic (Linux `reno`: exact packet counting) unless a test says
 //!   otherwise, timestamps off, SACK on, MSS 1000 B, 64 MiB buffers.
+//! - The RFC core alone: RACK-TLP, F-RTO, D-SACK and undo off
+//!   ([`LossRecoveryConfig::CLASSIC`]); `tests_recovery` tests those with Linux's defaults.
 //! - The sender connects at t = 0 and the SYN-ACK arrives at t = 100 ms: the first RTT
 //!   sample is R = 100 ms, so SRTT = 100 ms, RTTVAR = R/2 = 50 ms and
 //!   RTO = SRTT + 4·RTTVAR = 300 ms (RFC 6298 §2.2; above the 200 ms minimum).
@@ -17,44 +19,45 @@
 
 use super::receiver::TcpReceiver;
 use super::sender::{SenderState, TcpSender};
-use super::{ts_ticks, TcpConfig};
+use super::{ts_ticks, LossRecoveryConfig, TcpConfig};
 use crate::cc::bbr::BbrParams;
 use crate::cc::{CaState, CcParams};
 use mmtsim_engine::{Rate, SimTime};
 use mmtsim_net::packet::{SackBlock, SynOptions, TcpFlags, TcpHeader};
 use std::ops::Range;
 
-const MSS: u32 = 1000;
-const MSS64: u64 = MSS as u64;
+pub(super) const MSS: u32 = 1000;
+pub(super) const MSS64: u64 = MSS as u64;
 /// Arrival time of the SYN-ACK (the SYN leaves at t = 0).
-const RTT: SimTime = SimTime::from_ms(100);
-const PEER_WSCALE: u8 = 4;
+pub(super) const RTT: SimTime = SimTime::from_ms(100);
+pub(super) const PEER_WSCALE: u8 = 4;
 /// "Unlimited" application data.
-const BIG: u64 = 100_000_000;
+pub(super) const BIG: u64 = 100_000_000;
 
-fn ms(x: u64) -> SimTime {
+pub(super) fn ms(x: u64) -> SimTime {
     SimTime::from_ms(x)
 }
 
-fn us(x: u64) -> SimTime {
+pub(super) fn us(x: u64) -> SimTime {
     SimTime::from_us(x)
 }
 
 /// First byte of segment `k`.
-fn seg(k: u64) -> u64 {
+pub(super) fn seg(k: u64) -> u64 {
     1 + k * MSS64
 }
 
-fn cfg() -> TcpConfig {
+pub(super) fn cfg() -> TcpConfig {
     TcpConfig {
         mss: MSS,
         timestamps: false,
         cc: CcParams::NewReno,
+        loss_recovery: LossRecoveryConfig::CLASSIC,
         ..TcpConfig::default()
     }
 }
 
-const ACK_ONLY: TcpFlags = TcpFlags {
+pub(super) const ACK_ONLY: TcpFlags = TcpFlags {
     syn: false,
     ack: true,
     fin: false,
@@ -62,7 +65,11 @@ const ACK_ONLY: TcpFlags = TcpFlags {
 
 // ----- sender fixtures -----
 
-fn syn_ack(window_field: u16, wscale: Option<u8>, timestamps: Option<(u32, u32)>) -> TcpHeader {
+pub(super) fn syn_ack(
+    window_field: u16,
+    wscale: Option<u8>,
+    timestamps: Option<(u32, u32)>,
+) -> TcpHeader {
     TcpHeader {
         from_receiver: true,
         seq: 0,
@@ -85,13 +92,17 @@ fn syn_ack(window_field: u16, wscale: Option<u8>, timestamps: Option<(u32, u32)>
 
 /// The fixtures' SYN-ACK: window 65535 (unscaled on a SYN-ACK), shift 4 for later ACKs;
 /// with timestamps it carries TSval 7 and echoes the SYN's TSval, 0 (the SYN left at t = 0).
-fn default_syn_ack(c: &TcpConfig) -> TcpHeader {
+pub(super) fn default_syn_ack(c: &TcpConfig) -> TcpHeader {
     syn_ack(65_535, Some(PEER_WSCALE), c.timestamps.then_some((7, 0)))
 }
 
 /// A sender whose application wrote `app` bytes, that connected at t = 0 and received
 /// `synack` at t = 100 ms. Returns it with what it sent on establishment.
-fn connect_with(c: TcpConfig, app: u64, synack: &TcpHeader) -> (TcpSender, Vec<TcpHeader>) {
+pub(super) fn connect_with(
+    c: TcpConfig,
+    app: u64,
+    synack: &TcpHeader,
+) -> (TcpSender, Vec<TcpHeader>) {
     let mut s = TcpSender::new(c, false, SimTime::ZERO);
     let mut out = vec![];
     s.set_app_end(SimTime::ZERO, app, &mut out);
@@ -105,13 +116,13 @@ fn connect_with(c: TcpConfig, app: u64, synack: &TcpHeader) -> (TcpSender, Vec<T
 }
 
 /// An established sender with unlimited data, after the initial window went out at 100 ms.
-fn established_sender(c: TcpConfig) -> (TcpSender, Vec<TcpHeader>) {
+pub(super) fn established_sender(c: TcpConfig) -> (TcpSender, Vec<TcpHeader>) {
     let sa = default_syn_ack(&c);
     connect_with(c, BIG, &sa)
 }
 
 /// A pure ACK from the receiver (window field 65535, no options).
-fn ack(n: u64) -> TcpHeader {
+pub(super) fn ack(n: u64) -> TcpHeader {
     TcpHeader {
         from_receiver: true,
         seq: 1,
@@ -123,7 +134,7 @@ fn ack(n: u64) -> TcpHeader {
 }
 
 /// A pure ACK with the timestamps option.
-fn ack_ts(n: u64, tsval: u32, tsecr: u32) -> TcpHeader {
+pub(super) fn ack_ts(n: u64, tsval: u32, tsecr: u32) -> TcpHeader {
     TcpHeader {
         timestamps: Some((tsval, tsecr)),
         ..ack(n)
@@ -131,7 +142,7 @@ fn ack_ts(n: u64, tsval: u32, tsecr: u32) -> TcpHeader {
 }
 
 /// A pure ACK with SACK blocks, given in the order they appear in the option.
-fn ack_with_sack(n: u64, blocks: &[(u64, u64)]) -> TcpHeader {
+pub(super) fn ack_with_sack(n: u64, blocks: &[(u64, u64)]) -> TcpHeader {
     let mut h = ack(n);
     for (i, &(start, end)) in blocks.iter().enumerate() {
         h.sack[i] = SackBlock { start, end };
@@ -140,14 +151,14 @@ fn ack_with_sack(n: u64, blocks: &[(u64, u64)]) -> TcpHeader {
     h
 }
 
-fn recv(s: &mut TcpSender, now: SimTime, h: &TcpHeader) -> Vec<TcpHeader> {
+pub(super) fn recv(s: &mut TcpSender, now: SimTime, h: &TcpHeader) -> Vec<TcpHeader> {
     let mut out = vec![];
     s.on_segment(now, h, &mut out);
     s.check_invariants();
     out
 }
 
-fn timer(s: &mut TcpSender, now: SimTime) -> Vec<TcpHeader> {
+pub(super) fn timer(s: &mut TcpSender, now: SimTime) -> Vec<TcpHeader> {
     let mut out = vec![];
     s.on_timer(now, &mut out);
     s.check_invariants();
@@ -155,7 +166,7 @@ fn timer(s: &mut TcpSender, now: SimTime) -> Vec<TcpHeader> {
 }
 
 /// The data segments in `out` as (segment number, retransmission); all must be full-sized.
-fn sent(out: &[TcpHeader]) -> Vec<(u64, bool)> {
+pub(super) fn sent(out: &[TcpHeader]) -> Vec<(u64, bool)> {
     out.iter()
         .filter(|h| h.payload_bytes > 0)
         .map(|h| {
@@ -171,22 +182,22 @@ fn sent(out: &[TcpHeader]) -> Vec<(u64, bool)> {
 }
 
 /// Segment `k` sent for the first time.
-fn new(k: u64) -> (u64, bool) {
+pub(super) fn new(k: u64) -> (u64, bool) {
     (k, false)
 }
 
 /// Segment `k` retransmitted.
-fn rtx(k: u64) -> (u64, bool) {
+pub(super) fn rtx(k: u64) -> (u64, bool) {
     (k, true)
 }
 
-fn news(r: Range<u64>) -> Vec<(u64, bool)> {
+pub(super) fn news(r: Range<u64>) -> Vec<(u64, bool)> {
     r.map(new).collect()
 }
 
 // ----- receiver fixtures -----
 
-fn syn(tsval: Option<u32>) -> TcpHeader {
+pub(super) fn syn(tsval: Option<u32>) -> TcpHeader {
     TcpHeader {
         from_receiver: false,
         seq: 0,
@@ -209,7 +220,7 @@ fn syn(tsval: Option<u32>) -> TcpHeader {
 
 /// A receiver that got the SYN at t = 0 (TSval 0 with timestamps); the SYN-ACK is
 /// returned too.
-fn established_receiver(c: TcpConfig) -> (TcpReceiver, TcpHeader) {
+pub(super) fn established_receiver(c: TcpConfig) -> (TcpReceiver, TcpHeader) {
     let ts = c.timestamps;
     let mut r = TcpReceiver::new(c);
     let mut out = vec![];
@@ -222,7 +233,7 @@ fn established_receiver(c: TcpConfig) -> (TcpReceiver, TcpHeader) {
 }
 
 /// Data segment `k` from the sender.
-fn data(k: u64) -> TcpHeader {
+pub(super) fn data(k: u64) -> TcpHeader {
     TcpHeader {
         from_receiver: false,
         seq: seg(k),
@@ -234,14 +245,14 @@ fn data(k: u64) -> TcpHeader {
     }
 }
 
-fn data_ts(k: u64, tsval: u32) -> TcpHeader {
+pub(super) fn data_ts(k: u64, tsval: u32) -> TcpHeader {
     TcpHeader {
         timestamps: Some((tsval, 0)),
         ..data(k)
     }
 }
 
-fn data_rtx(k: u64) -> TcpHeader {
+pub(super) fn data_rtx(k: u64) -> TcpHeader {
     TcpHeader {
         retransmission: true,
         ..data(k)
@@ -249,14 +260,14 @@ fn data_rtx(k: u64) -> TcpHeader {
 }
 
 /// Feeds `h` to the receiver: (bytes delivered in order, ACKs sent).
-fn deliver(r: &mut TcpReceiver, now: SimTime, h: &TcpHeader) -> (u64, Vec<TcpHeader>) {
+pub(super) fn deliver(r: &mut TcpReceiver, now: SimTime, h: &TcpHeader) -> (u64, Vec<TcpHeader>) {
     let mut out = vec![];
     let n = r.on_segment(now, h, &mut out);
     (n, out)
 }
 
 /// The SACK blocks of `h` as (start, end) pairs.
-fn blocks(h: &TcpHeader) -> Vec<(u64, u64)> {
+pub(super) fn blocks(h: &TcpHeader) -> Vec<(u64, u64)> {
     h.sack_blocks().iter().map(|b| (b.start, b.end)).collect()
 }
 

@@ -9,6 +9,7 @@ mod determinism;
 mod mathis;
 mod metrics;
 mod ran;
+mod recovery;
 mod reliability;
 mod rto;
 mod rwnd;

@@ -8,6 +8,9 @@
 //!   the timer restarts on every such ACK);
 //! - each later timeout fires after twice the previous interval (§5.5 backoff);
 //! - once the link returns, ACKs flow again and the application's rate is restored.
+//!
+//! Tail loss probes are off here (`early_retrans = 0`): they would take the first
+//! timeout's place (see `recovery.rs`).
 
 use super::common::*;
 
@@ -16,7 +19,8 @@ fn outage_run(min_rto: &str, max_rto: &str, outage_s: f64) -> mmtsim_world::RunO
         outage_s,
         "",
         r#"app = { kind = "rate", rate = "5Mbps" }"#,
-        &format!(r#"tcp = {{ min_rto = "{min_rto}", max_rto = "{max_rto}" }}"#),
+        // RFC 6298 alone: no tail loss probe ahead of the first timeout.
+        &format!(r#"tcp = {{ min_rto = "{min_rto}", max_rto = "{max_rto}", early_retrans = 0 }}"#),
         "1MB",
     )
 }

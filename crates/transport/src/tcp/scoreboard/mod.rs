@@ -16,7 +16,22 @@
 //! Sequence numbers are 64-bit and never wrap. Segments are never re-segmented: a
 //! retransmission resends the same byte range, so cumulative ACKs land on record
 //! boundaries.
+//!
+//! RACK's time-based loss marking ([`rack`]) walks the outstanding segments in the order
+//! they were (re)sent, as Linux's `tsorted_sent_queue`: never-retransmitted segments are
+//! in sequence order, which is their send order, and retransmissions in flight are kept in
+//! a queue of their own in retransmission order.
+//!
+//! Simplification: an undo (Linux `tcp_undo_cwnd_reduction` with `unmark_loss`) clears
+//! the LOST mark of every segment except those whose retransmission is still in flight,
+//! which stay LOST|RETRANS and so count once in the pipe; Linux counts such a segment
+//! twice (its original and its retransmission) until the retransmission is acknowledged.
 
+pub mod rack;
+#[cfg(test)]
+mod tests;
+
+use super::rack::Delivery;
 use super::rate::{RateSampler, RateStamp};
 use mmtsim_engine::SimTime;
 use mmtsim_net::packet::SackBlock;
@@ -111,6 +126,13 @@ pub struct Scoreboard {
     /// marking pass never needs to look below it again (Linux keeps `lost_skb_hint` for
     /// the same reason).
     lost_below: u64,
+    /// Retransmissions in flight, oldest first: (first byte, time of that retransmission).
+    /// Entries go stale when their segment is ACKed, SACKed, marked lost again or
+    /// retransmitted again; they are dropped lazily.
+    rtx_order: VecDeque<(u64, SimTime)>,
+    /// Every segment starting below this that was never retransmitted is SACKed or LOST
+    /// (RACK's walk over original transmissions resumes here).
+    rack_orig_from: u64,
 }
 
 impl Scoreboard {
@@ -172,8 +194,14 @@ impl Scoreboard {
         self.segs[i].flags &= !mask;
     }
 
-    /// Removes everything below `ack`, feeding newly delivered segments to `rate`.
-    pub fn cum_ack(&mut self, ack: u64, rate: &mut RateSampler) -> CumAck {
+    /// One past the highest SACKed byte, or `una` when nothing is SACKed (Linux
+    /// `tcp_highest_sack_seq`, the "forward-most ACK").
+    pub fn fack(&self, una: u64) -> u64 {
+        self.sacked_iv.last().map_or(una, |r| r.1.max(una))
+    }
+
+    /// Removes everything below `ack`, feeding newly delivered segments to `rate` and `note`.
+    pub fn cum_ack(&mut self, ack: u64, rate: &mut RateSampler, note: &mut Delivery) -> CumAck {
         let mut r = CumAck::default();
         while let Some(front) = self.segs.front() {
             if front.end() > ack {
@@ -190,6 +218,7 @@ impl Scoreboard {
                 r.newly_delivered += 1;
                 r.newly_delivered_bytes += s.len as u64;
                 rate.on_delivered(&s.stamp, s.sent_at, s.ever_retransmitted());
+                note.note(s.seq, s.end(), s.sent_at, s.ever_retransmitted(), true);
                 // A segment SACKed earlier arrived then, not now: timing it to this ACK
                 // would add the time it waited for the hole below it.
                 if !s.ever_retransmitted() {
@@ -230,7 +259,12 @@ impl Scoreboard {
     }
 
     /// Marks segments covered by SACK blocks; returns (segments, bytes) newly SACKed.
-    pub fn apply_sack(&mut self, blocks: &[SackBlock], rate: &mut RateSampler) -> (u32, u64) {
+    pub fn apply_sack(
+        &mut self,
+        blocks: &[SackBlock],
+        rate: &mut RateSampler,
+        note: &mut Delivery,
+    ) -> (u32, u64) {
         let (mut n, mut b) = (0u32, 0u64);
         for blk in blocks {
             // The segments wholly inside the block.
@@ -255,6 +289,7 @@ impl Scoreboard {
                     let s = self.segs[i];
                     debug_assert!(s.flags & SACKED == 0, "SACKed segment outside the ranges");
                     rate.on_delivered(&s.stamp, s.sent_at, s.ever_retransmitted());
+                    note.note(s.seq, s.end(), s.sent_at, s.ever_retransmitted(), false);
                     self.clear_flags(i, LOST | RETRANS);
                     self.segs[i].flags |= SACKED;
                     self.sacked_out += 1;
@@ -365,6 +400,26 @@ impl Scoreboard {
         }
         self.reno_sacked = 0;
         self.retransmit_hint = 0;
+        self.rtx_order.clear();
+        self.rack_orig_from = self.lost_below;
+    }
+
+    /// Undo of a spurious reduction (Linux `tcp_undo_cwnd_reduction` with `unmark_loss`):
+    /// segments marked lost are not; those whose retransmission is in flight keep their
+    /// marks (see the module doc). Returns how many marks were cleared.
+    pub fn unmark_lost(&mut self) -> u32 {
+        let mut n = 0;
+        for i in 0..self.segs.len() {
+            if self.segs[i].flags & (LOST | RETRANS) == LOST {
+                self.clear_flags(i, LOST);
+                n += 1;
+            }
+        }
+        let una = self.segs.front().map_or(0, |s| s.seq);
+        self.lost_below = una;
+        self.rack_orig_from = una;
+        self.retransmit_hint = 0;
+        n
     }
 
     /// One duplicate ACK without SACK: count it as a SACKed segment (bounded by what is
@@ -408,7 +463,19 @@ impl Scoreboard {
         let s = *s;
         self.retrans_out += 1;
         self.retrans_bytes += s.len as u64;
+        self.rtx_order.push_back((s.seq, now));
         s
+    }
+
+    /// A tail loss probe resends the last segment (Linux `__tcp_retransmit_skb` without the
+    /// RETRANS accounting of `tcp_retransmit_skb`): it is stamped and marked as ever
+    /// retransmitted, but not counted as a retransmission in flight. Returns it.
+    pub fn on_probe_retransmit(&mut self, now: SimTime, stamp: RateStamp) -> Option<Seg> {
+        let s = self.segs.back_mut()?;
+        s.flags |= EVER_RETRANS;
+        s.sent_at = now;
+        s.stamp = stamp;
+        Some(*s)
     }
 
     /// Checks the counters against the flags (tests and debug builds).
@@ -444,164 +511,5 @@ impl Scoreboard {
             ),
             c
         );
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    fn board(n: u64, len: u32) -> Scoreboard {
-        let mut sb = Scoreboard::default();
-        for k in 0..n {
-            sb.push(1 + k * len as u64, len, SimTime::ZERO, RateStamp::default());
-        }
-        sb
-    }
-
-    fn sack(a: u64, b: u64) -> SackBlock {
-        SackBlock { start: a, end: b }
-    }
-
-    #[test]
-    fn three_sacked_segments_above_mark_the_hole_lost() {
-        // Segments of 100 B at 1, 101, 201, 301, 401. Segment 1 lost; 101..401 SACKed.
-        let mut sb = board(5, 100);
-        let mut r = RateSampler::default();
-        sb.apply_sack(&[sack(101, 301)], &mut r);
-        // Two SACKed segments (200 B ≤ (3−1)·100 B): not yet lost.
-        assert_eq!(sb.mark_lost_rfc6675(3, 100), 0);
-        sb.apply_sack(&[sack(101, 401)], &mut r);
-        // Three SACKed segments above seq 1: lost. Pipe = 5 − (3 + 1) + 0 = 1.
-        assert_eq!(sb.mark_lost_rfc6675(3, 100), 1);
-        assert_eq!(sb.in_flight(), 1);
-        assert_eq!(sb.next_retransmit(), Some(0));
-        let _ = sb.on_retransmit(0, SimTime::from_ms(1), RateStamp::default());
-        // The retransmission is in flight: pipe = 5 − 4 + 1 = 2.
-        assert_eq!(sb.in_flight(), 2);
-        assert_eq!(sb.next_retransmit(), None);
-        sb.check_invariants();
-    }
-
-    #[test]
-    fn sacked_bytes_rule_counts_partial_segments() {
-        // RFC 6675: more than (DupThresh−1)·SMSS bytes SACKed above → lost, even with
-        // fewer than DupThresh segments. SMSS 100; two SACKed segments of 150 B = 300 > 200.
-        let mut sb = Scoreboard::default();
-        sb.push(1, 100, SimTime::ZERO, RateStamp::default());
-        sb.push(101, 150, SimTime::ZERO, RateStamp::default());
-        sb.push(251, 150, SimTime::ZERO, RateStamp::default());
-        sb.apply_sack(&[sack(101, 401)], &mut RateSampler::default());
-        assert_eq!(sb.mark_lost_rfc6675(3, 100), 1);
-    }
-
-    #[test]
-    fn cumulative_ack_clears_flags_and_counts_karn_samples() {
-        let mut sb = board(4, 100);
-        let mut r = RateSampler::default();
-        sb.mark_head_lost();
-        let i = sb.next_retransmit().unwrap();
-        sb.on_retransmit(i, SimTime::from_ms(5), RateStamp::default());
-        let c = sb.cum_ack(201, &mut r);
-        assert_eq!((c.newly_delivered, c.removed), (2, 2));
-        // Segment 1 was retransmitted (no Karn sample); segment 101 was not.
-        assert_eq!(c.karn_sent_at, Some(SimTime::ZERO));
-        assert_eq!((sb.lost_out, sb.retrans_out, sb.packets_out), (0, 0, 2));
-        sb.check_invariants();
-    }
-
-    #[test]
-    fn rto_marks_everything_unsacked_lost_and_forgets_retransmissions() {
-        let mut sb = board(4, 100);
-        let mut r = RateSampler::default();
-        sb.apply_sack(&[sack(201, 301)], &mut r);
-        sb.mark_head_lost();
-        let i = sb.next_retransmit().unwrap();
-        sb.on_retransmit(i, SimTime::from_ms(1), RateStamp::default());
-        sb.mark_all_lost();
-        assert_eq!((sb.lost_out, sb.retrans_out, sb.sacked_out), (3, 0, 1));
-        assert_eq!(sb.in_flight(), 0);
-        sb.check_invariants();
-    }
-
-    #[test]
-    fn reno_dupacks_open_the_pipe_for_limited_transmit() {
-        let mut sb = board(10, 100);
-        sb.reno_dupack();
-        sb.reno_dupack();
-        assert_eq!(sb.in_flight(), 8);
-    }
-
-    /// RFC 6675 `IsLost()` over the whole board: every segment not SACKed with at least
-    /// `dupthresh` SACKed segments, or more than (dupthresh − 1)·mss SACKed bytes, above it.
-    fn is_lost_everywhere(sb: &mut Scoreboard, dupthresh: u32, mss: u32) -> u32 {
-        let mut newly = 0;
-        for i in 0..sb.segs.len() {
-            let above = sb.segs.iter().skip(i + 1).filter(|s| s.sacked());
-            let (n, bytes) = above.fold((0u32, 0u64), |(n, b), s| (n + 1, b + s.len as u64));
-            let s = sb.segs[i];
-            if !s.sacked()
-                && !s.lost()
-                && (n >= dupthresh || bytes > (dupthresh as u64 - 1) * mss as u64)
-            {
-                sb.mark_lost_at(i);
-                newly += 1;
-            }
-        }
-        newly
-    }
-
-    proptest! {
-        /// Random SACKs, losses, retransmissions and ACKs keep the counters equal to the
-        /// flags, and the pipe never exceeds what is outstanding plus retransmissions.
-        #[test]
-        fn counters_match_flags(ops in proptest::collection::vec((0u8..5, 0u64..20, 0u64..20), 1..60)) {
-            let mut sb = board(20, 100);
-            let mut r = RateSampler::default();
-            let mut una = 1u64;
-            for (op, a, b) in ops {
-                match op {
-                    0 => { let (x, y) = (a.min(b), a.max(b)); sb.apply_sack(&[sack(1 + x * 100, 1 + y * 100)], &mut r); }
-                    1 => { sb.mark_lost_rfc6675(3, 100); }
-                    2 => { if let Some(i) = sb.next_retransmit() { sb.on_retransmit(i, SimTime::ZERO, RateStamp::default()); } }
-                    3 => { let ack = (1 + a * 100).max(una); sb.cum_ack(ack, &mut r); una = ack; }
-                    _ => { sb.mark_all_lost(); }
-                }
-                sb.check_invariants();
-                prop_assert!(sb.in_flight() <= sb.packets_out + sb.retrans_out);
-            }
-        }
-
-        /// The incremental marking equals RFC 6675 `IsLost()` applied to every segment
-        /// afresh (the rule written out directly below), under random sends, SACKs,
-        /// retransmissions, cumulative ACKs and timeouts.
-        #[test]
-        fn incremental_marking_equals_the_rule(ops in proptest::collection::vec((0u8..6, 0u64..40, 0u64..40), 1..80)) {
-            let mut fast = board(20, 100);
-            let mut slow = board(20, 100);
-            let mut r = RateSampler::default();
-            let mut una = 1u64;
-            for (op, a, b) in ops {
-                let top = fast.segs.back().map_or(una, |s| s.end());
-                for sb in [&mut fast, &mut slow] {
-                    match op {
-                        0 => { let (x, y) = (a.min(b), a.max(b)); sb.apply_sack(&[sack(1 + x * 100, 1 + y * 100)], &mut r); }
-                        1 => { if let Some(i) = sb.next_retransmit() { sb.on_retransmit(i, SimTime::ZERO, RateStamp::default()); } }
-                        2 => { let ack = (1 + a * 100).max(una).min(top); sb.cum_ack(ack, &mut r); }
-                        3 => { for k in 0..(a % 5) { sb.push(top + k * 100, 100, SimTime::ZERO, RateStamp::default()); } }
-                        4 if a % 4 == 0 => { sb.mark_all_lost(); }
-                        _ => {}
-                    }
-                }
-                if op == 2 { una = (1 + a * 100).max(una).min(top); }
-                let n_fast = fast.mark_lost_rfc6675(3, 100);
-                let n_slow = is_lost_everywhere(&mut slow, 3, 100);
-                let flags = |sb: &Scoreboard| sb.segs.iter().map(|s| (s.seq, s.flags)).collect::<Vec<_>>();
-                prop_assert_eq!(flags(&fast), flags(&slow));
-                prop_assert_eq!(n_fast, n_slow);
-                fast.check_invariants();
-            }
-        }
     }
 }

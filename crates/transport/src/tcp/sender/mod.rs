@@ -17,12 +17,23 @@
 //! `sk_pacing_status`; that rate counts payload bytes only, as Linux charges `skb->len`
 //! against `sk_pacing_rate`. The sender's own default rate (pacing option on, algorithm
 //! silent) keeps spacing segments by their wire size.
+//!
+//! The work is split by Linux's own layout: [`ack`] is `tcp_ack` (what an ACK delivered),
+//! [`recovery`] is `tcp_fastretrans_alert` with the undo functions around it, and
+//! [`timers`] holds the retransmission timeout (`tcp_retransmit_timer`/`tcp_enter_loss`),
+//! the tail loss probe and RACK's reordering timer.
 
+mod ack;
+mod recovery;
+mod timers;
+
+use super::rack::{RackState, TlpState};
 use super::rate::RateSampler;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
+use super::undo::UndoState;
 use super::{ts_ticks, wscale_for, TcpConfig};
-use crate::cc::{AckSample, CaState, Controller, CwndEvent};
+use crate::cc::{Controller, CwndEvent};
 use mmtsim_engine::metrics::{keep_even_rows, DelayLog, Thinning};
 use mmtsim_engine::SimTime;
 use mmtsim_net::packet::{SynOptions, TcpFlags, TcpHeader, TS_TICK_NS};
@@ -51,6 +62,18 @@ pub struct SenderStats {
     pub fast_recoveries: u64,
     /// SYN retransmissions.
     pub syn_retransmits: u64,
+    /// Reductions undone as spurious (timeouts and fast recoveries).
+    pub undos: u64,
+    /// Of those, timeouts undone (Linux `TCPLossUndo`).
+    pub loss_undos: u64,
+    /// Timeouts F-RTO found spurious (Linux `TCPSpuriousRTOs`).
+    pub spurious_rtos: u64,
+    /// ACKs carrying a D-SACK.
+    pub dsacks: u64,
+    /// Tail loss probes sent.
+    pub tlp_probes: u64,
+    /// Probes that repaired a loss (Linux `TCPLossProbeRecovery`).
+    pub tlp_recoveries: u64,
 }
 
 /// cwnd / ssthresh / in-flight samples, in bytes, recorded when cwnd or ssthresh changes,
@@ -80,6 +103,31 @@ pub struct SenderLog {
     pub cwnd: Option<CwndLog>,
     /// Time of every retransmission timeout, ns.
     pub rto_t_ns: Vec<u64>,
+    /// Time of every undo of a spurious reduction, ns.
+    pub undo_t_ns: Vec<u64>,
+    /// Time-weighted integral of SRTT (ns · ns) since the first sample.
+    srtt_area: u128,
+    /// Time of the first RTT sample, ns.
+    srtt_first_ns: u64,
+    /// When SRTT last changed (the first sample's time before that).
+    srtt_since: Option<SimTime>,
+}
+
+impl SenderLog {
+    /// Mean of the smoothed RTT weighted by how long each value held, from the first RTT
+    /// sample to `until`, ms. This is what sampling the kernel's `tcpi_rtt` at a fixed
+    /// interval averages; the per-ACK mean of [`DelayLog`] under-weights the long RTTs of
+    /// an outage, when few ACKs arrive.
+    pub fn srtt_time_mean_ms(&self, srtt: Option<SimTime>, until: SimTime) -> Option<f64> {
+        let (since, srtt) = (self.srtt_since?, srtt?);
+        let first = SimTime(self.srtt_first_ns);
+        let span = until.saturating_sub(first);
+        if span == SimTime::ZERO {
+            return Some(srtt.ns() as f64 * 1e-6);
+        }
+        let area = self.srtt_area + srtt.ns() as u128 * until.saturating_sub(since).ns() as u128;
+        Some(area as f64 / span.ns() as f64 * 1e-6)
+    }
 }
 
 /// TCP data sender.
@@ -114,6 +162,16 @@ pub struct TcpSender {
     last_logged: (u32, u32),
     /// Segments marked lost so far, re-losses of retransmissions included (Linux `tp->lost`).
     lost_total: u64,
+    /// Undo bookkeeping.
+    undo: UndoState,
+    /// RACK clock and reordering window.
+    rack: RackState,
+    /// Tail loss probe state.
+    tlp: TlpState,
+    /// Consecutive timeouts without an ACK of new data (Linux `icsk_retransmits`).
+    rto_retransmits: u32,
+    /// F-RTO step 2b: this ACK's transmission sends new data, not retransmissions.
+    send_new_only: bool,
     /// Counters.
     pub stats: SenderStats,
     /// Metric records.
@@ -153,6 +211,14 @@ impl TcpSender {
             last_send: now,
             last_logged: (0, 0),
             lost_total: 0,
+            undo: UndoState::default(),
+            rack: RackState::new(cfg.dupthresh),
+            tlp: TlpState {
+                deadline: SimTime::NEVER,
+                ..TlpState::default()
+            },
+            rto_retransmits: 0,
+            send_new_only: false,
             stats: SenderStats::default(),
             log: SenderLog {
                 cwnd: log_cwnd_changes.then(CwndLog::default),
@@ -228,7 +294,10 @@ impl TcpSender {
 
     /// When the sender next needs [`TcpSender::on_timer`].
     pub fn next_deadline(&self) -> SimTime {
-        let mut d = self.rto_deadline;
+        let mut d = self
+            .rto_deadline
+            .min(self.tlp.deadline)
+            .min(self.rack.reo_deadline);
         if self.pacing_blocked {
             d = d.min(self.pacing_next);
         }
@@ -338,246 +407,6 @@ impl TcpSender {
         self.try_send(now, out);
     }
 
-    fn on_ack(&mut self, now: SimTime, h: &TcpHeader, out: &mut Vec<TcpHeader>) {
-        let ack = h.ack;
-        if ack > self.snd_nxt || ack < self.snd_una {
-            // Acknowledges unsent data, or an old ACK overtaken by newer ones.
-            return;
-        }
-        if let Some((tsval, _)) = h.timestamps {
-            self.ts_recent = tsval;
-        }
-        self.snd_wnd = (h.window_field as u64) << self.peer_wscale;
-
-        let prior_in_flight = self.sb.in_flight();
-        let prior_packets_out = self.sb.packets_out;
-        let prior_una = self.snd_una;
-        let prior_reno_sacked = self.sb.reno_sacked;
-        let cum = self.sb.cum_ack(ack, &mut self.rate);
-        self.snd_una = ack;
-        let una_advanced = ack > prior_una;
-        // Without SACK the segments this ACK covers that had each produced a duplicate ACK
-        // were counted as delivered then: the ACK itself delivers max(acked − those, 1)
-        // (Linux tcp_remove_reno_sacks), not every segment a second time.
-        let (mut cum_delivered, mut cum_bytes) = (cum.newly_delivered, cum.newly_delivered_bytes);
-        if !self.cfg.sack && prior_reno_sacked > 0 && cum_delivered > 0 {
-            let d = cum_delivered.saturating_sub(prior_reno_sacked).max(1);
-            let counted_before = cum_delivered - d;
-            self.rate.delivered -= counted_before as u64;
-            cum_bytes = cum_bytes.saturating_sub(counted_before as u64 * self.cfg.mss as u64);
-            cum_delivered = d;
-        }
-        let (sacked_n, sacked_bytes) = if self.cfg.sack {
-            self.sb.apply_sack(h.sack_blocks(), &mut self.rate)
-        } else {
-            (0, 0)
-        };
-
-        // Duplicate ACK (RFC 5681 §2, without the window condition: the receiver never
-        // shrinks its right edge, and Linux ignores window changes here too). With SACK
-        // only ACKs that SACK new data count (RFC 6675 §2), so duplicates of data the
-        // receiver already had do not trigger a fast retransmit.
-        let is_dup = !una_advanced
-            && h.payload_bytes == 0
-            && self.sb.packets_out > 0
-            && (!self.cfg.sack || sacked_n > 0);
-        let mut reno_delivered = 0;
-        if una_advanced {
-            self.dupacks = 0;
-        } else if is_dup {
-            self.dupacks += 1;
-            // Without SACK a duplicate ACK stands for one segment that left the network
-            // (Linux tcp_add_reno_sack). After an RTO that holds only for data sent beyond
-            // the recovery point (Linux tcp_process_loss): below it, duplicate ACKs answer
-            // go-back-N retransmissions the receiver already had.
-            let counts = self.cc.state() != CaState::Loss || self.snd_nxt > self.high_seq;
-            if !self.cfg.sack && counts {
-                self.sb.reno_dupack();
-                reno_delivered = 1;
-                self.rate.delivered += 1;
-            }
-        }
-
-        // RTT sample: TSecr echo (RFC 7323 RTTM) or Karn. Without timestamps an ACK that
-        // covers a retransmitted segment gives no sample at all (RFC 6298 §3, Linux
-        // FLAG_RETRANS_DATA_ACKED): it was sent when the retransmission filled the hole,
-        // so timing it from an original transmission above the hole overstates the RTT.
-        let rtt_sample = if una_advanced {
-            match (self.cfg.timestamps, h.timestamps) {
-                (true, Some((_, tsecr))) => Some(ticks_to_time(ts_ticks(now).wrapping_sub(tsecr))),
-                _ if cum.retrans_acked => None,
-                _ => cum.karn_sent_at.map(|t| now - t),
-            }
-        } else {
-            None
-        };
-        if let Some(r) = rtt_sample {
-            self.record_rtt(now, r);
-        }
-        let min_rtt = (self.rtt.min_rtt() != SimTime::NEVER).then(|| self.rtt.min_rtt());
-        let rate_sample = self.rate.finish_ack(now, min_rtt);
-
-        let delivered = cum_delivered + sacked_n + reno_delivered;
-        let mut sample = AckSample {
-            now,
-            acked: delivered,
-            acked_bytes: cum_bytes + sacked_bytes,
-            rtt: rtt_sample,
-            min_rtt,
-            srtt: self.rtt.srtt(),
-            prior_in_flight,
-            cwnd_limited: self.cwnd_limited(),
-            snd_una: self.snd_una,
-            snd_nxt: self.snd_nxt,
-            paced: self.cfg.pacing || self.cc.pacing_rate().is_some(),
-            rate: rate_sample,
-            mss: self.cfg.mss,
-            // Filled in after loss detection, before `cong_control`.
-            in_flight: 0,
-            delivered: self.rate.delivered,
-            lost: 0,
-            losses: 0,
-            next_departure: self.pacing_next.max(now),
-        };
-        if delivered > 0 || rtt_sample.is_some() {
-            self.cc.pkts_acked(&sample);
-        }
-
-        // Loss detection and state machine (Linux tcp_fastretrans_alert).
-        let mut newly_lost = 0;
-        if self.cfg.sack && sacked_n > 0 {
-            newly_lost += self.sb.mark_lost_rfc6675(self.cfg.dupthresh, self.cfg.mss);
-        }
-        match self.cc.state() {
-            CaState::Recovery | CaState::Loss => {
-                if self.snd_una >= self.high_seq {
-                    self.cc.exit_recovery(now);
-                    self.sb.reno_reset();
-                    self.dupacks = 0;
-                } else if una_advanced && self.cc.state() == CaState::Recovery && !self.cfg.sack {
-                    // NewReno partial ACK (RFC 6582 §3.2 step 5): the next hole is lost.
-                    if self.sb.mark_head_lost() {
-                        newly_lost += 1;
-                    }
-                }
-            }
-            CaState::Open | CaState::Disorder | CaState::Cwr => {
-                let enter =
-                    self.dupacks >= self.cfg.dupthresh || (self.cfg.sack && self.sb.lost_out > 0);
-                if enter && !self.sb.is_empty() {
-                    // RFC 6675 §5 / RFC 6582 §3.2: retransmit the first unacknowledged segment.
-                    if self.sb.mark_head_lost() {
-                        newly_lost += 1;
-                    }
-                    self.high_seq = self.snd_nxt;
-                    self.cc.enter_recovery(self.high_seq);
-                    self.prr_delivered = 0;
-                    self.prr_out = 0;
-                    self.stats.fast_recoveries += 1;
-                } else {
-                    self.cc
-                        .set_disorder(self.dupacks > 0 || self.sb.sacked_out > 0);
-                }
-            }
-        }
-
-        self.lost_total += newly_lost as u64;
-        sample.in_flight = self.sb.in_flight();
-        sample.losses = newly_lost;
-        sample.lost = self.lost_total;
-        // Linux tcp_ack reaches tcp_cong_control only when data was outstanding.
-        if prior_packets_out > 0 && self.cc.cong_control(&sample) {
-            if self.cc.request_app_limited() {
-                self.rate.mark_app_limited(self.sb.in_flight());
-            }
-        } else if self.cc.state() == CaState::Recovery {
-            self.prr(delivered, newly_lost, una_advanced);
-        } else if una_advanced {
-            // Only ACKs of new data grow cwnd (RFC 5681 §3.1; Linux tcp_may_raise_cwnd
-            // requires FLAG_DATA_ACKED): a duplicate ACK, SACKing or not, does not.
-            self.cc.cong_avoid(&sample);
-        }
-
-        // RFC 6298 §5.2–5.3.
-        if una_advanced {
-            self.rto_deadline = if self.sb.is_empty() {
-                SimTime::NEVER
-            } else {
-                now + self.rtt.rto()
-            };
-        }
-        self.try_send(now, out);
-        self.log_cwnd(now);
-    }
-
-    /// PRR (RFC 6937) as Linux's `tcp_cwnd_reduction`.
-    fn prr(&mut self, newly_acked_sacked: u32, newly_lost: u32, una_advanced: bool) {
-        if newly_acked_sacked == 0 {
-            return;
-        }
-        self.prr_delivered += newly_acked_sacked;
-        let in_flight = self.sb.in_flight() as i64;
-        let ssthresh = self.cc.ssthresh() as i64;
-        let prior_cwnd = self.cc.w.prior_cwnd.max(1) as u64;
-        let delta = ssthresh - in_flight;
-        let mut sndcnt = if delta < 0 {
-            // Proportional reduction: ceil(prr_delivered · ssthresh / RecoverFS) − prr_out.
-            let dividend = ssthresh as u64 * self.prr_delivered as u64 + prior_cwnd - 1;
-            (dividend / prior_cwnd) as i64 - self.prr_out as i64
-        } else {
-            // Slow-start reduction bound.
-            let mut s =
-                (self.prr_delivered as i64 - self.prr_out as i64).max(newly_acked_sacked as i64);
-            if una_advanced && newly_lost == 0 {
-                s += 1;
-            }
-            s.min(delta)
-        };
-        // Force the fast retransmit on entering recovery.
-        sndcnt = sndcnt.max(if self.prr_out > 0 { 0 } else { 1 });
-        self.cc.set_cwnd((in_flight + sndcnt).max(1) as u32);
-    }
-
-    /// Timer expiry check at `now`.
-    pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
-        if now >= self.rto_deadline {
-            match self.state {
-                SenderState::SynSent => {
-                    self.stats.syn_retransmits += 1;
-                    self.syn_retransmitted = true;
-                    self.rtt.back_off();
-                    self.send_syn(now, out);
-                }
-                SenderState::Established if !self.sb.is_empty() => self.on_rto(now, out),
-                _ => self.rto_deadline = SimTime::NEVER,
-            }
-        }
-        if self.pacing_blocked && now >= self.pacing_next {
-            self.try_send(now, out);
-        }
-        self.log_cwnd(now);
-    }
-
-    fn on_rto(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
-        self.stats.rtos += 1;
-        self.log.rto_t_ns.push(now.ns());
-        // Linux tcp_timeout_mark_lost counts newly lost segments and retransmissions lost
-        // again (each of which leaves retrans_out).
-        let (lost_before, retrans_before) = (self.sb.lost_out, self.sb.retrans_out);
-        self.sb.mark_all_lost();
-        self.lost_total += (self.sb.lost_out.saturating_sub(lost_before)
-            + retrans_before.saturating_sub(self.sb.retrans_out)) as u64;
-        self.cc
-            .on_rto(now, self.sb.in_flight(), self.snd_una, self.snd_nxt);
-        self.high_seq = self.snd_nxt;
-        self.dupacks = 0;
-        self.rtt.back_off();
-        self.rto_deadline = now + self.rtt.rto();
-        // Pacing must not hold back the retransmission of the head.
-        self.pacing_next = now;
-        self.try_send(now, out);
-    }
-
     // ----- transmission -----
 
     /// Pacing rate in bits per second and whether it counts header bytes too.
@@ -617,10 +446,16 @@ impl TcpSender {
                 self.pacing_blocked = true;
                 break;
             }
-            let (seq, len, retransmission) = if let Some(i) = self.sb.next_retransmit() {
+            let rtx = if self.send_new_only {
+                None
+            } else {
+                self.sb.next_retransmit()
+            };
+            let (seq, len, retransmission) = if let Some(i) = rtx {
                 let stamp = self.rate.on_send(now, self.sb.packets_out);
                 let s = self.sb.on_retransmit(i, now, stamp);
                 self.stats.retransmits += 1;
+                self.undo.on_retransmit(ts_ticks(now));
                 if i == 0 {
                     // Linux tcp_xmit_retransmit_queue: retransmitting the head restarts the
                     // timer, giving the retransmission a whole RTO (it may sit behind a
@@ -688,6 +523,10 @@ impl TcpSender {
         if sent > 0 && self.rto_deadline == SimTime::NEVER {
             self.rto_deadline = now + self.rtt.rto();
         }
+        if sent > 0 {
+            // Linux tcp_write_xmit: one loss probe per tail loss episode.
+            self.schedule_loss_probe(now, false);
+        }
     }
 
     /// Linux `tcp_is_cwnd_limited`.
@@ -718,8 +557,22 @@ impl TcpSender {
     }
 
     fn record_rtt(&mut self, now: SimTime, r: SimTime) {
+        let before = self.rtt.srtt();
         self.rtt.on_sample(r);
         self.log.rtt.record(now, r);
+        let l = &mut self.log;
+        match (l.srtt_since, before) {
+            (Some(since), Some(prev)) => {
+                l.srtt_area += prev.ns() as u128 * now.saturating_sub(since).ns() as u128;
+            }
+            _ => l.srtt_first_ns = now.ns(),
+        }
+        l.srtt_since = Some(now);
+    }
+
+    /// Time-weighted mean SRTT up to `until`, ms (see [`SenderLog::srtt_time_mean_ms`]).
+    pub fn srtt_time_mean_ms(&self, until: SimTime) -> Option<f64> {
+        self.log.srtt_time_mean_ms(self.rtt.srtt(), until)
     }
 
     fn log_cwnd(&mut self, now: SimTime) {
