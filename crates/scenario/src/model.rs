@@ -470,6 +470,21 @@ pub struct Tcp {
     /// or false with rto_ssthresh = "ns3").
     #[serde(default)]
     pub undo: Option<bool>,
+    /// RTO estimator: "linux" (SRTT + max(min_rto, the window's largest 4·mdev)) or
+    /// "rfc6298" (max(min_rto, SRTT + 4·RTTVAR), ns-3's); default "linux", or "rfc6298" with
+    /// rto_ssthresh = "ns3".
+    #[serde(default)]
+    pub rto_estimator: Option<RtoEstimatorKind>,
+}
+
+/// RTO estimator of a flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoEstimatorKind {
+    /// Linux `tcp_rtt_estimator` / `tcp_set_rto`.
+    Linux,
+    /// RFC 6298.
+    Rfc6298,
 }
 
 /// How a retransmission timeout sets ssthresh.
@@ -528,6 +543,7 @@ impl Default for Tcp {
             early_retrans: None,
             dsack: None,
             undo: None,
+            rto_estimator: None,
         }
     }
 }

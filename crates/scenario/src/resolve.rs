@@ -248,9 +248,17 @@ pub fn tcp_config(f: &Flow) -> Result<TcpConfig, (String, String)> {
             crate::model::RtoSsthresh::Ns3 => mmtsim_transport::cc::RtoSsthresh::Ns3,
         },
         loss_recovery: loss_recovery(t),
+        rto_estimator: match (t.rto_estimator, t.rto_ssthresh) {
+            (Some(crate::model::RtoEstimatorKind::Linux), _) => RtoEstimator::Linux,
+            (Some(crate::model::RtoEstimatorKind::Rfc6298), _) => RtoEstimator::Rfc6298,
+            (None, crate::model::RtoSsthresh::Linux) => RtoEstimator::Linux,
+            (None, crate::model::RtoSsthresh::Ns3) => RtoEstimator::Rfc6298,
+        },
         cc: cc_params(f.cc.as_ref())?,
     })
 }
+
+use mmtsim_transport::tcp::rtt::RtoEstimator;
 
 /// Linux's loss-recovery switches of a flow: Linux's defaults, or all off when the flow
 /// asks for ns-3's timeout rule (ns-3 3.27–3.29 had none of them); each key set in the

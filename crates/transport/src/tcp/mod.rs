@@ -105,6 +105,8 @@ pub struct TcpConfig {
     pub rto_ssthresh: crate::cc::RtoSsthresh,
     /// Linux's loss-recovery mechanisms beyond RFC 6675 (all on by default).
     pub loss_recovery: LossRecoveryConfig,
+    /// How the RTO is computed from RTT samples (Linux's estimator by default).
+    pub rto_estimator: rtt::RtoEstimator,
     /// Congestion control.
     pub cc: CcParams,
 }
@@ -128,6 +130,7 @@ impl Default for TcpConfig {
             rwnd_control: None,
             rto_ssthresh: crate::cc::RtoSsthresh::Linux,
             loss_recovery: LossRecoveryConfig::default(),
+            rto_estimator: rtt::RtoEstimator::Linux,
             cc: CcParams::default_for("cubic").expect("cubic is built in"),
         }
     }

@@ -1,5 +1,7 @@
-//! Round-trip time estimation and the retransmission timeout (RFC 6298).
+//! Round-trip time estimation and the retransmission timeout: RFC 6298, or Linux's
+//! variant of it ([`RtoEstimator`], Linux by default).
 //!
+//! # RFC 6298 ([`RtoEstimator::Rfc6298`], ns-3's estimator)
 //! - First sample R: SRTT = R, RTTVAR = R/2 (§2.2).
 //! - Later samples R': RTTVAR = (1 − β)·RTTVAR + β·|SRTT − R'|, then SRTT = (1 − α)·SRTT +
 //!   α·R', with α = 1/8, β = 1/4 (§2.3).
@@ -20,8 +22,42 @@
 //!   maximum) are not modelled: the RFC estimator is what the studies' ns-3 used.
 //! - The minimum RTT is a running minimum over the connection (Linux's windowed filter has
 //!   a 300 s window, longer than almost every simulated flow).
+//!
+//! # Linux ([`RtoEstimator::Linux`]; `tcp_rtt_estimator`, `tcp_set_rto` in
+//! `net/ipv4/tcp_input.c`)
+//! - The same SRTT gain 1/8. The deviation `mdev` (kept as 4·mdev) has gain 1/4 when the
+//!   sample is above SRTT and 1/32 when below (a falling RTT barely moves it).
+//! - `rttvar` is the largest `mdev` of the current window of data, but never below
+//!   `min_rto`; at each new window it decays a quarter of the way towards that window's
+//!   maximum (`mdev_max`, which restarts from `min_rto`).
+//! - RTO = SRTT + rttvar, rounded up to the next millisecond (one jiffy at HZ = 1000),
+//!   capped at `max_rto`: at least SRTT + `min_rto`, where RFC 6298 gives
+//!   max(`min_rto`, SRTT + 4·RTTVAR). The first sample R gives SRTT = R and
+//!   rttvar = max(2R, `min_rto`).
+//! - Arithmetic in integer microseconds, as the kernel's.
 
 use mmtsim_engine::SimTime;
+
+/// Which RTO estimator a connection runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RtoEstimator {
+    /// Linux's `tcp_rtt_estimator` / `tcp_set_rto` (default).
+    #[default]
+    Linux,
+    /// RFC 6298 as written (ns-3's `RttMeanDeviation` with its defaults).
+    Rfc6298,
+}
+
+/// Linux's estimator state, µs (`srtt_us` is 8·SRTT, `mdev_us` 4·mdev, as in the kernel).
+#[derive(Clone, Copy, Debug, Default)]
+struct LinuxRtt {
+    srtt8_us: u64,
+    mdev4_us: u64,
+    mdev_max_us: u64,
+    rttvar_us: u64,
+    /// SND.NXT when the current window of data began (`rtt_seq`).
+    rtt_seq: u64,
+}
 
 /// Initial RTO before any sample (RFC 6298 §2.1).
 pub const INITIAL_RTO: SimTime = SimTime::from_secs(1);
@@ -44,6 +80,8 @@ pub struct RttEstimator {
     initial_rto: SimTime,
     /// Number of consecutive backoffs (RFC 6298 §5.5).
     backoff: u32,
+    mode: RtoEstimator,
+    linux: LinuxRtt,
 }
 
 impl RttEstimator {
@@ -58,7 +96,59 @@ impl RttEstimator {
             max_rto,
             initial_rto: INITIAL_RTO,
             backoff: 0,
+            mode: RtoEstimator::Rfc6298,
+            linux: LinuxRtt::default(),
         }
+    }
+
+    /// The same with the given estimator.
+    pub fn with_estimator(mut self, mode: RtoEstimator) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Feeds one RTT measurement taken when SND.UNA = `snd_una` and SND.NXT = `snd_nxt`
+    /// (Linux's estimator tracks windows of data); clears the backoff.
+    pub fn on_sample_at(&mut self, r: SimTime, snd_una: u64, snd_nxt: u64) {
+        if self.mode == RtoEstimator::Rfc6298 {
+            self.on_sample(r);
+            return;
+        }
+        self.latest = r;
+        self.min_rtt = self.min_rtt.min(r);
+        let m = r.ns() / 1_000;
+        let rto_min = self.min_rto.ns() / 1_000;
+        let l = &mut self.linux;
+        if self.srtt.is_none() {
+            l.srtt8_us = m << 3;
+            l.mdev4_us = m << 1;
+            l.rttvar_us = l.mdev4_us.max(rto_min);
+            l.mdev_max_us = l.rttvar_us;
+            l.rtt_seq = snd_nxt;
+        } else {
+            let err = m as i64 - (l.srtt8_us >> 3) as i64;
+            l.srtt8_us = (l.srtt8_us as i64 + err).max(1) as u64;
+            let mut d = err.abs() - (l.mdev4_us >> 2) as i64;
+            if err < 0 && d > 0 {
+                // A sample below SRTT: gain 1/32 instead of 1/4.
+                d >>= 3;
+            }
+            l.mdev4_us = (l.mdev4_us as i64 + d).max(0) as u64;
+            if l.mdev4_us > l.mdev_max_us {
+                l.mdev_max_us = l.mdev4_us;
+                l.rttvar_us = l.rttvar_us.max(l.mdev_max_us);
+            }
+            if snd_una > l.rtt_seq {
+                if l.mdev_max_us < l.rttvar_us {
+                    l.rttvar_us -= (l.rttvar_us - l.mdev_max_us) >> 2;
+                }
+                l.rtt_seq = snd_nxt;
+                l.mdev_max_us = rto_min;
+            }
+        }
+        self.srtt = Some(SimTime::from_us((l.srtt8_us >> 3).max(1)));
+        self.rttvar = SimTime::from_us(l.rttvar_us / 4);
+        self.backoff = 0;
     }
 
     /// The handshake lost a SYN or SYN-ACK and gave no sample: data starts with a 3 s RTO
@@ -90,6 +180,10 @@ impl RttEstimator {
 
     /// The base RTO (without backoff), clamped to the bounds.
     pub fn base_rto(&self) -> SimTime {
+        if self.mode == RtoEstimator::Linux && self.srtt.is_some() {
+            let us = (self.linux.srtt8_us >> 3) + self.linux.rttvar_us;
+            return SimTime::from_ms(us.div_ceil(1_000)).min(self.max_rto);
+        }
         let raw = match self.srtt {
             None => self.initial_rto,
             Some(srtt) => srtt + CLOCK_GRANULARITY.max(SimTime(4 * self.rttvar.0)),
@@ -144,6 +238,56 @@ mod tests {
 
     fn est() -> RttEstimator {
         RttEstimator::new(SimTime::from_ms(200), SimTime::from_secs(60))
+    }
+
+    fn linux() -> RttEstimator {
+        est().with_estimator(RtoEstimator::Linux)
+    }
+
+    #[test]
+    fn linux_rto_is_srtt_plus_at_least_the_minimum() {
+        // First sample 100 ms: SRTT 100, rttvar = max(2·100, 200) = 200 → RTO 300 ms.
+        let mut e = linux();
+        e.on_sample_at(SimTime::from_ms(100), 1, 1001);
+        assert_eq!(e.rto(), SimTime::from_ms(300));
+        // A LAN: R = 1 ms → rttvar = max(2, 200) = 200 → RTO 201 ms (RFC 6298: 200 ms).
+        let mut e = linux();
+        e.on_sample_at(SimTime::from_ms(1), 1, 1001);
+        assert_eq!(e.rto(), SimTime::from_ms(201));
+        // R = 150 ms: rttvar = max(300, 200) = 300 → RTO 450 ms (RFC: 150 + 4·75 = 450).
+        let mut e = linux();
+        e.on_sample_at(SimTime::from_ms(150), 1, 1001);
+        assert_eq!(e.rto(), SimTime::from_ms(450));
+    }
+
+    #[test]
+    fn linux_mdev_gain_is_a_quarter_above_srtt_and_a_thirty_second_below() {
+        // srtt8 = 800 ms·… in µs: after R1 = 100 ms, srtt8 = 800 000, mdev4 = 200 000.
+        // R2 = 200 ms in the same window: err = 200 000 − 100 000 = 100 000;
+        // srtt8 = 900 000 (SRTT 112.5 ms); mdev4 += 100 000 − 200 000/4 = 50 000 → 250 000;
+        // above mdev_max (200 000) → rttvar 250 000; RTO = 112 500 + 250 000 µs → 363 ms.
+        let mut e = linux();
+        e.on_sample_at(SimTime::from_ms(100), 1, 1001);
+        e.on_sample_at(SimTime::from_ms(200), 1, 1001);
+        assert_eq!(e.srtt(), Some(SimTime::from_us(112_500)));
+        assert_eq!(e.rto(), SimTime::from_ms(363));
+        // R3 = 12.5 ms, below: err = 12 500 − 112 500 = −100 000; srtt8 = 800 000;
+        // |err| − mdev4/4 = 100 000 − 62 500 = 37 500, >> 3 = 4 687 → mdev4 254 687
+        // (the RFC would add 37 500 · 1 = the quarter-gain step).
+        e.on_sample_at(SimTime::from_us(12_500), 1, 1001);
+        assert_eq!(e.srtt(), Some(SimTime::from_ms(100)));
+        // rttvar = mdev_max = 254 687 → RTO = 100 000 + 254 687 µs → 355 ms.
+        assert_eq!(e.rto(), SimTime::from_ms(355));
+        // A new window (SND.UNA 2001 past rtt_seq 1001), steady 100 ms: err 0, mdev4 loses
+        // a quarter (254 687 − 63 671 = 191 016). The window that ended peaked at rttvar
+        // itself, so nothing decays; mdev_max restarts from 200 000: RTO still 355 ms.
+        e.on_sample_at(SimTime::from_ms(100), 2001, 3001);
+        assert_eq!(e.rto(), SimTime::from_ms(355));
+        // The next window (SND.UNA 4001 past 3001): mdev4 191 016 − 47 754 = 143 262, below
+        // that window's maximum 200 000; rttvar decays a quarter of the way down to it:
+        // 254 687 − (54 687 >> 2 = 13 671) = 241 016 → RTO 341 016 µs → 342 ms.
+        e.on_sample_at(SimTime::from_ms(100), 4001, 5001);
+        assert_eq!(e.rto(), SimTime::from_ms(342));
     }
 
     #[test]

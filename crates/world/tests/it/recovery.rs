@@ -46,7 +46,10 @@ fn ssthresh_around(out: &mmtsim_world::RunOutput) -> (u64, u64) {
         .expect("a timeout in the outage");
     let t = u64s(out, "cwnd", "t_ns");
     let ss = u64s(out, "cwnd", "ssthresh_bytes");
-    let at = |t_s: f64| ss[t.iter().rposition(|&x| (x as f64) < t_s * 1e9).unwrap()];
+    let at = |t_s: f64| {
+        let t_ns = (t_s * 1e9).round() as u64;
+        ss[t.iter().rposition(|&x| x < t_ns).unwrap()]
+    };
     (at(first), at(6.5))
 }
 

@@ -19,8 +19,10 @@ fn outage_run(min_rto: &str, max_rto: &str, outage_s: f64) -> mmtsim_world::RunO
         outage_s,
         "",
         r#"app = { kind = "rate", rate = "5Mbps" }"#,
-        // RFC 6298 alone: no tail loss probe ahead of the first timeout.
-        &format!(r#"tcp = {{ min_rto = "{min_rto}", max_rto = "{max_rto}", early_retrans = 0 }}"#),
+        // RFC 6298 alone: its estimator, and no tail loss probe ahead of the first timeout.
+        &format!(
+            r#"tcp = {{ min_rto = "{min_rto}", max_rto = "{max_rto}", early_retrans = 0, rto_estimator = "rfc6298" }}"#
+        ),
         "1MB",
     )
 }

@@ -183,7 +183,7 @@ impl TcpSender {
     pub fn new(cfg: TcpConfig, log_cwnd_changes: bool, now: SimTime) -> Self {
         let mut cc = Controller::new(&cfg.cc, cfg.initial_cwnd, now);
         cc.rto_ssthresh = cfg.rto_ssthresh;
-        let rtt = RttEstimator::new(cfg.min_rto, cfg.max_rto);
+        let rtt = RttEstimator::new(cfg.min_rto, cfg.max_rto).with_estimator(cfg.rto_estimator);
         TcpSender {
             state: SenderState::Closed,
             snd_una: 0,
@@ -558,7 +558,7 @@ impl TcpSender {
 
     fn record_rtt(&mut self, now: SimTime, r: SimTime) {
         let before = self.rtt.srtt();
-        self.rtt.on_sample(r);
+        self.rtt.on_sample_at(r, self.snd_una, self.snd_nxt);
         self.log.rtt.record(now, r);
         let l = &mut self.log;
         match (l.srtt_since, before) {
