@@ -1,9 +1,9 @@
 """`pip install .` works from a checkout: the wheel maturin builds holds the extension, every
 module, the templates and schemas, the `mmtsim` command and the runtime dependencies.
 
-Builds with the project's normal settings (``target/``, release profile), so after
-``scripts/setup.sh`` (``maturin develop --release``) cargo reuses the compiled crates and the
-build is mostly packaging. Skipped where there is no maturin or cargo (an installed copy).
+Builds with the project's normal settings (``target/``, release profile, this interpreter),
+so after ``scripts/setup.sh`` (``maturin develop --release``) cargo reuses the compiled
+crates and the build is packaging: a few seconds (about 50 s from an empty ``target/``). Skipped where there is no maturin or cargo (an installed copy).
 """
 
 from __future__ import annotations
@@ -41,8 +41,10 @@ def wheel(tmp_path_factory) -> Path:
     if not MATURIN.exists() or shutil.which("cargo") is None:
         pytest.skip("building a wheel needs maturin and cargo")
     out = tmp_path_factory.mktemp("wheel")
-    r = subprocess.run([str(MATURIN), "build", "--release", "--out", str(out)], cwd=ROOT,
-                       capture_output=True, text=True)
+    # The interpreter `maturin develop` built for: another one would make cargo rebuild
+    # pyo3 and everything above it instead of reusing target/.
+    r = subprocess.run([str(MATURIN), "build", "--release", "--interpreter", sys.executable,
+                        "--out", str(out)], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-3000:]
     [whl] = out.glob("mmtsim-*.whl")
     return whl
