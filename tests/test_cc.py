@@ -425,3 +425,39 @@ def test_time_and_totals_must_not_go_backwards():
     nr.set_link_view(GRANTS_1G, sinr_db=10.0)
     nr.on_ack(now=0.1, acked=1, rtt=0.02)
     assert nr.cwnd == 11
+
+
+def test_undo_restores_the_window_and_ssthresh_in_linux_order():
+    # NewReno from cwnd 100: a fast recovery leaves cwnd = ssthresh = 50; 100 ACKs of
+    # congestion avoidance add one segment (after 50 of them) -> 51. An RTO then saves
+    # prior_cwnd 51 and prior_ssthresh = tcp_current_ssthresh = max(50, 51/2 + 51/4 =
+    # 25 + 12) = 50, cuts ssthresh to 51 >> 1 = 25 and cwnd to in_flight + 1 = 1. Undo:
+    # cwnd = max(1, 51) = 51 (tcp_reno_undo_cwnd), ssthresh = max(25, 50) = 50, Open.
+    cc = CongestionControl("newreno", mss=1000, initial_cwnd=100)
+    cc.on_loss(now=0.0)
+    cc.exit_recovery(now=0.01)  # ssthresh 50, cwnd 50
+    for k in range(100):
+        cc.on_ack(now=0.02 + k * 1e-4, acked=1, rtt=0.02)
+    assert (cc.cwnd, cc.ssthresh) == (51, 50)
+    cc.on_rto(now=1.0)
+    assert (cc.cwnd, cc.ssthresh, cc.state) == (1, 25, "loss")
+    assert cc.prior_ssthresh == 50
+    cc.undo(now=1.5)
+    assert (cc.cwnd, cc.ssthresh, cc.state) == (51, 50, "open")
+
+
+def test_undo_of_a_fast_recovery_and_algorithms_that_keep_their_window():
+    # CUBIC: loss at cwnd 100 -> ssthresh 70 (beta 717/1024); undo -> cwnd 100, ssthresh
+    # back to prior_ssthresh = max(inf, 75): the infinite initial ssthresh.
+    cc = CongestionControl("cubic", mss=1000, initial_cwnd=100, hystart=False)
+    cc.on_loss(now=0.0)
+    assert cc.ssthresh == 70
+    cc.undo(now=0.05)
+    assert cc.cwnd == 100 and cc.state == "open"
+    assert cc.ssthresh == cc.prior_ssthresh and cc.ssthresh > 10**9
+    # BBR keeps whatever cwnd it has (bbr_undo_cwnd returns snd_cwnd).
+    b = CongestionControl("bbr", mss=1000, initial_cwnd=10)
+    b.on_rto(now=0.0)
+    before = b.cwnd
+    b.undo(now=0.1)
+    assert b.cwnd == before and b.state == "open"

@@ -54,6 +54,14 @@ Events
     algorithm that owns the window (BBR restores its own on the next ACK).
 ``on_rto(now, in_flight=0, snd_una=0, snd_nxt=0)``
     Reduces ssthresh once per loss episode and sets cwnd = in_flight + 1.
+``undo(now)``
+    The reduction under way was spurious (the sender learnt it from timestamps, F-RTO or
+    D-SACKs): Linux's ``tcp_undo_cwnd_reduction`` — cwnd from the algorithm's
+    ``undo_cwnd`` (Reno's ``max(cwnd, prior_cwnd)`` for most; H-TCP also restores its
+    congestion clock; BBR keeps cwnd and restarts its full-pipe and long-term estimators),
+    ssthresh back up to ``prior_ssthresh`` (``tcp_current_ssthresh`` just before
+    ``on_loss``/``on_rto``) — then the Open state, ending a fast recovery with its
+    ``CA_EVENT_COMPLETE_CWR``.
 ``on_tx_start(now, idle, rto=None)``
     Sending resumes after ``idle`` seconds with nothing in flight (Linux
     ``CA_EVENT_TX_START``); with ``rto`` the window first restarts as Linux's
@@ -67,7 +75,7 @@ Events
     grant as ``tbs_bytes * 8 * duty / (slot_s * share)``, what its MCS would carry over all
     the data resources of its direction. Only X-TCP reads the view; other algorithms ignore it.
 
-Read back ``cwnd``, ``ssthresh``, ``state``, ``pacing_rate_bps`` (payload bit/s; None if
+Read back ``cwnd``, ``ssthresh``, ``prior_ssthresh``, ``state``, ``pacing_rate_bps`` (payload bit/s; None if
 the algorithm sets no rate), ``owns_window``, ``app_limited_requested`` (BBR in PROBE_RTT
 asks for the data in flight to be marked application-limited: flag the samples of that
 data with ``rate_app_limited=True``), ``delivered``, ``lost`` and ``metrics()``.

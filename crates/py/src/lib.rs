@@ -645,6 +645,33 @@ impl CongestionControl {
         guarded(py, move || c.exit_recovery(t))
     }
 
+    /// The reduction under way (fast recovery or an RTO's loss episode) was spurious, as the
+    /// sender learns from timestamps, F-RTO or D-SACKs: Linux's `tcp_undo_cwnd_reduction`
+    /// (cwnd from the algorithm's `undo_cwnd`, ssthresh back up to the value saved before
+    /// the reduction), then the Open state — after a fast recovery with the
+    /// `CA_EVENT_COMPLETE_CWR` that ends it, as `tcp_try_undo_recovery` and
+    /// `tcp_end_cwnd_reduction` do.
+    fn undo(&mut self, py: Python<'_>, now: f64) -> PyResult<()> {
+        let t = self.event_time(now)?;
+        self.last_event = t;
+        let c = &mut self.c;
+        guarded(py, move || {
+            c.undo();
+            if c.state() == CaState::Recovery {
+                c.end_recovery(t, true);
+            } else {
+                c.set_ca_state(CaState::Open);
+            }
+        })
+    }
+
+    /// ssthresh an `undo` would restore (Linux `prior_ssthresh`: `tcp_current_ssthresh` just
+    /// before the reduction), segments; 0 when nothing would be restored.
+    #[getter]
+    fn prior_ssthresh(&self) -> u32 {
+        self.c.prior_ssthresh()
+    }
+
     /// Retransmission timeout with `in_flight` segments still counted in flight; ssthresh is
     /// reduced once per loss episode, which lasts until `snd_una` reaches the `snd_nxt` of
     /// the RTO that began it.
