@@ -46,7 +46,7 @@ def test_radio_panels_draw_the_ran_table(radio_run: Path):
     fig = radio_figure(res)
     # Goodput and RTT first, then the radio panels, all on one time axis.
     labels = [a.get_ylabel() for a in fig.axes]
-    assert labels == ["goodput (Mbit/s)", "RTT (ms)", *RADIO_PANELS.values()]
+    assert labels == ["goodput (Mbit/s)", "RTT per ACK (ms)", *RADIO_PANELS.values()]
     assert all(a.get_shared_x_axes().joined(fig.axes[0], a) for a in fig.axes)
 
     # The preset gives UL the same SINR as DL: one line per UE, named after the UE.

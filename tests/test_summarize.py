@@ -547,7 +547,7 @@ def test_figures_written_as_png_and_svg(sweep_dir: Path, ran_sweep_dir: Path, tm
     run = ok_runs(ran_sweep_dir)[0]
     fig = figures.timeseries_figure(ran_sweep_dir / "runs" / run["run_id"])
     labels = [ax.get_ylabel() for ax in fig.axes]
-    assert labels == ["goodput (Mbit/s)", "RTT (ms)", "cwnd (MB)", "RLC buffer (kB)",
+    assert labels == ["goodput (Mbit/s)", "RTT per ACK (ms)", "cwnd (MB)", "RLC buffer (kB)",
                       "SINR DL (dB)", "LOS"]
     paths = figures.save(fig, tmp_path / "ran_ts")
     assert [p.name for p in paths] == ["ran_ts.png", "ran_ts.svg"]

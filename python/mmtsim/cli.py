@@ -130,10 +130,12 @@ def _write_text(path: Path, text: str) -> None:
 
 
 def _print_flows(summary: dict) -> None:
-    rows = [("flow", "cc", "goodput Mbit/s", "RTT mean ms", "RTT p95 ms", "retx", "RTOs")]
+    rows = [("flow", "cc", "goodput Mbit/s", "RTT per-ACK mean ms", "SRTT time mean ms",
+             "RTT p95 ms", "retx", "RTOs")]
     for f in summary["flows"]:
         fmt = lambda x: "-" if x is None else f"{x:.2f}"  # noqa: E731
         rows.append((f["name"], f["cc"], fmt(f["goodput_mbps"]), fmt(f.get("rtt_mean_ms")),
+                     fmt(f.get("srtt_time_mean_ms")),
                      fmt(f.get("rtt_p95_ms")), str(f.get("retransmits", 0)), str(f.get("rtos", 0))))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:

@@ -37,12 +37,14 @@ from .summarize import ELLIPSE_X, ELLIPSE_Y, FEW_RUNS  # noqa: E402
 
 #: Metrics drawn as bar charts by ``write_figures``: (entity kind, metric).
 STANDARD_BARS = (
-    ("flow", "goodput_mbps"), ("flow", "rtt_mean_ms"), ("flow", "rtt_p95_ms"),
+    ("flow", "goodput_mbps"), ("flow", "rtt_mean_ms"), ("flow", "srtt_time_mean_ms"),
+    ("flow", "rtt_p95_ms"),
     ("flow", "retransmits"), ("run", "jain_goodput"),
 )
 #: Axis labels of the metrics that have a known unit.
 LABELS = {
-    "goodput_mbps": "goodput (Mbit/s)", "rtt_mean_ms": "mean RTT (ms)",
+    "goodput_mbps": "goodput (Mbit/s)", "rtt_mean_ms": "RTT, mean of per-ACK samples (ms)",
+    "srtt_time_mean_ms": "SRTT, time-weighted mean (ms)",
     "rtt_p95_ms": "RTT p95 (ms)",
     "rtt_min_ms": "min RTT (ms)", "retransmits": "retransmissions", "rtos": "RTOs",
     "jain_goodput": "Jain's index of goodput", "goodput_total_mbps": "total goodput (Mbit/s)",
@@ -85,7 +87,7 @@ def timeseries_figure(run: RunResult | str | os.PathLike, title: str | None = No
     has_ran = "ran" in res.table_names() and res.table("ran").height > 0
     ues = {u["id"]: u["name"] for u in s.get("ues") or []}
     panels = [("goodput", "goodput_mbps", "goodput (Mbit/s)", 1.0),
-              ("rtt", "rtt_ms", "RTT (ms)", 1.0),
+              ("rtt", "rtt_ms", "RTT per ACK (ms)", 1.0),
               ("cwnd", "cwnd_bytes", "cwnd (MB)", 1e-6)]
     n = len(panels) + (3 if has_ran else 0)
     fig, axes = plt.subplots(n, 1, figsize=(9, 2.2 * n), sharex=True, squeeze=False)

@@ -37,7 +37,7 @@ MAX_POINTS = 20_000
 #: Flow and queue panels: (file/table, column, axis label, entity column, scale).
 FLOW_PANELS = (
     ("goodput", "goodput_mbps", "goodput (Mbit/s)", "flow", 1.0),
-    ("rtt", "rtt_ms", "RTT (ms)", "flow", 1.0),
+    ("rtt", "rtt_ms", "RTT per ACK (ms)", "flow", 1.0),
     ("cwnd", "cwnd_bytes", "cwnd (MB)", "flow", 1e-6),
     ("queue", "bytes", "queue (kB)", "link", 1e-3),
 )

@@ -267,7 +267,7 @@ def _ellipses(summary: SweepSummary) -> dict | None:
             "covariance": ("maximum likelihood, divided by n" if e0["ddof"] == 0
                            else "divided by n − 1"),
             "image": image(ellipse_figure(summary.ellipses, summary.per_run), "ellipses"),
-            "table": Table(["group", "flow", "n", "RTT mean ms", "goodput Mbit/s",
+            "table": Table(["group", "flow", "n", "RTT per-ACK mean ms", "goodput Mbit/s",
                             "semi-major", "semi-minor", "angle °"], rows)}
 
 

@@ -366,7 +366,7 @@ def _outage_timeseries(out: Path, duration: str | None) -> list[str]:
 # xtcp-random
 # ---------------------------------------------------------------------------------------
 
-RANDOM_METRICS = [("rtt_mean_ms", "flow", "RTT (ms)"),
+RANDOM_METRICS = [("rtt_mean_ms", "flow", "RTT, per-ACK mean (ms)"),
                   ("rlc_ul_mean_bytes", "ue", "RLC buffer (kB)"),
                   ("goodput_mbps", "flow", "throughput (Mbit/s)")]
 
@@ -380,6 +380,8 @@ def _random_flavours(group: dict) -> dict[str, str]:
 
 
 def _random_analyse(out: Path, summary) -> tuple[list[Finding], list[Section], dict]:
+    import numpy as np
+
     # One pass over the per-run table: (run, kind, entity, metric) → value.
     value = {(r["run_id"], r["entity_kind"], r["entity"], r["metric"]): r["value"]
              for r in _per_run(summary) if r["value"] is not None}
@@ -398,7 +400,7 @@ def _random_analyse(out: Path, summary) -> tuple[list[Finding], list[Section], d
                     vals = [value[k] for n in names
                             if (k := (rid, kind, n, metric)) in value]
                     if vals:
-                        per_run.append(sum(vals) / len(vals))
+                        per_run.append(float(np.mean(vals)))
                 if per_run:
                     cell[metric] = _ci(per_run)
             if cell:
@@ -520,7 +522,7 @@ def _random_timeseries(out: Path, duration: str | None) -> list[Section]:
         axes[1].plot(r["t_s"].to_numpy()[::step], r["rtt_ms"].to_numpy()[::step], label=cc,
                      lw=0.8)
         axes[2].plot(g["t_s"].to_numpy(), g["goodput_mbps"].to_numpy(), label=cc, lw=1)
-    for ax, lab in zip(axes, ["cwnd (MB)", "RTT (ms)", "throughput (Mbit/s)"]):
+    for ax, lab in zip(axes, ["cwnd (MB)", "RTT per ACK (ms)", "throughput (Mbit/s)"]):
         ax.set_ylabel(lab)
         ax.legend(fontsize=8)
     axes[-1].set_xlabel("time (s)")

@@ -35,16 +35,16 @@ _COLUMNS = {
 
 #: Reading order of the flows table: who, how, what it got, what it cost.
 FLOW_COLUMNS = ("id", "name", "protocol", "cc", "from", "to", "goodput_mbps", "rtt_mean_ms",
-                "rtt_p95_ms", "rtt_min_ms", "retransmits", "rtos", "fast_recoveries",
-                "spurious_retransmits", "bytes_delivered", "completion_time_s")
+                "srtt_time_mean_ms", "rtt_p95_ms", "rtt_min_ms", "retransmits", "rtos",
+                "fast_recoveries", "undos", "spurious_retransmits", "bytes_delivered",
+                "completion_time_s")
 
 
 def _cell(v) -> str:
-    import html
-
+    """A flows-table cell as text (the template escapes it)."""
     if isinstance(v, float):
         return f"{v:.2f}"
-    return "-" if v is None else html.escape(str(v))
+    return "-" if v is None else str(v)
 
 
 class RunFolderError(ValueError):
@@ -83,23 +83,19 @@ class RunResult:
         return f"<RunResult seed={self.summary['seed']} {flows}>"
 
     def _repr_html_(self) -> str:
-        """A notebook shows a run as its name, seed and timing, then its flows table."""
-        import html
+        """A notebook shows a run as its name, seed and timing, then its flows table
+        (template ``templates/run_summary.html.j2``, autoescaped)."""
+        from .report import _env
 
         s = self.summary
-        head = (f"<b>{html.escape(str(s.get('name') or s.get('origin') or 'run'))}</b>: seed "
-                f"{s.get('seed')}, {s.get('sim_seconds', 0):g} s simulated"
-                + (f" in {s['wall_seconds']:.2f} s" if "wall_seconds" in s else "")
-                + f", {s.get('events', 0):,} events"
-                + (f", folder {html.escape(str(self.path))}" if self.path else ""))
         cols = [c for c in FLOW_COLUMNS[:10] if c in self.flows.columns]
-        rows = "".join(
-            "<tr>" + "".join(f"<td>{_cell(r[c])}</td>" for c in cols) + "</tr>"
-            for r in self.flows.select(cols).iter_rows(named=True))
-        notes = "".join(f"<p><i>{html.escape(n)}</i></p>" for n in s.get("notices", []))
-        return (f"<div><p>{head}</p><table><thead><tr>"
-                + "".join(f"<th>{c}</th>" for c in cols)
-                + f"</tr></thead><tbody>{rows}</tbody></table>{notes}</div>")
+        rows = [[_cell(r[c]) for c in cols]
+                for r in self.flows.select(cols).iter_rows(named=True)]
+        return _env().get_template("run_summary.html.j2").render(
+            name=s.get("name") or s.get("origin") or "run", seed=s.get("seed"),
+            sim_seconds=f"{s.get('sim_seconds', 0):g}", wall_seconds=s.get("wall_seconds"),
+            events=s.get("events", 0), folder=str(self.path) if self.path else None,
+            columns=cols, rows=rows, notices=s.get("notices", []))
 
     def table(self, name: str, pandas: bool = False):
         """The table ``name`` as a polars DataFrame (or pandas with ``pandas=True``)."""

@@ -516,7 +516,8 @@ METHOD = ("mean ± half-width of the 95 % confidence interval over the runs of e
 
 #: Columns of the printed tables: (entity kind, metric, header).
 MAIN_FLOW_METRICS = (
-    ("goodput_mbps", "goodput Mbit/s"), ("rtt_mean_ms", "RTT mean ms"),
+    ("goodput_mbps", "goodput Mbit/s"), ("rtt_mean_ms", "RTT per-ACK mean ms"),
+    ("srtt_time_mean_ms", "SRTT time mean ms"),
     ("rtt_p95_ms", "RTT p95 ms"), ("retransmits", "retx"), ("rtos", "RTOs"),
 )
 MAIN_UE_METRICS = (
