@@ -47,7 +47,9 @@ def test_outage_reduced_recovery_and_the_ns3_timeout_rule(tmp_path):
     - ns-3's timeout rule (every backed-off timeout recomputes ssthresh from the
       one-segment flight: 2 segments) makes NewReno the lowest and lower than under Linux's
       rule: the paper's mechanism for its slow NewReno. X-TCP resets its window from the
-      radio on the first ACK and is unaffected.
+      radio on the first ACK, so the rule itself does not touch it; the ns-3 variant also
+      runs the RFC 6298 RTO and none of Linux's RACK-TLP, F-RTO and undo, which move the
+      timing of its timeouts and leave X-TCP within 2 % (0.6 % on this channel).
     X-TCP's rank in Table II is not asserted: under Linux's TCP CUBIC and X-TCP end within
     about 1 % of each other (the report's findings say which is ahead).
     The provenance names no temporary path."""
@@ -63,7 +65,7 @@ def test_outage_reduced_recovery_and_the_ns3_timeout_rule(tmp_path):
     t3 = {cc: v["mmtsim"][0] for cc, v in ns3.items()}
     assert min(t3, key=t3.get) == "newreno", t3
     assert t3["newreno"] < linux["newreno"]["mmtsim"][0]
-    assert t3["xtcp"] == pytest.approx(linux["xtcp"]["mmtsim"][0])
+    assert t3["xtcp"] == pytest.approx(linux["xtcp"]["mmtsim"][0], rel=0.02)
     html = (out / "report.html").read_text()
     assert "Table II" in html and "1225.2" in html  # the paper's number beside ours
     assert "ns-3&#39;s timeout rule" in html  # escaped by the template
