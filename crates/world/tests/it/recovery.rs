@@ -11,31 +11,13 @@
 use super::common::*;
 
 fn outage(tcp: &str) -> mmtsim_world::RunOutput {
-    let trace = "time_s,rate_mbps\n0,20\n5,0\n6,20\n";
-    let text = format!(
-        r#"
-[simulation]
-duration = "12s"
-[metrics]
-cwnd = "change"
-[[nodes]]
-name = "a"
-[[nodes]]
-name = "b"
-[[links]]
-between = ["a", "b"]
-delay = "10ms"
-trace = {{ file = "outage.csv" }}
-reverse = {{ rate = "20Mbps" }}
-queue = {{ limit = "200kB" }}
-[[flows]]
-from = "a"
-to = "b"
-cc = "newreno"
-tcp = {{ mss = "1000B", rcv_buf = "80kB"{tcp} }}
-"#
-    );
-    run_with_files(&text, &[("outage.csv", trace)], None)
+    outage_scenario(
+        1.0,
+        "[metrics]\ncwnd = \"change\"",
+        "",
+        &format!(r#"tcp = {{ mss = "1000B", rcv_buf = "80kB"{tcp} }}"#),
+        "200kB",
+    )
 }
 
 /// (ssthresh just before the first timeout, ssthresh 0.5 s after the link returns).

@@ -27,42 +27,6 @@ fn outage_run(min_rto: &str, max_rto: &str, outage_s: f64) -> mmtsim_world::RunO
     )
 }
 
-/// A NewReno flow over a 20 Mbit/s, 10 ms link that stops for `outage_s` at t = 5 s;
-/// `metrics`, `app` and `tcp` are TOML lines for those tables, `queue` the drop-tail limit.
-fn outage_scenario(
-    outage_s: f64,
-    metrics: &str,
-    app: &str,
-    tcp: &str,
-    queue: &str,
-) -> mmtsim_world::RunOutput {
-    let trace = format!("time_s,rate_mbps\n0,20\n5,0\n{},20\n", 5.0 + outage_s);
-    let text = format!(
-        r#"
-[simulation]
-duration = "20s"
-{metrics}
-[[nodes]]
-name = "a"
-[[nodes]]
-name = "b"
-[[links]]
-between = ["a", "b"]
-delay = "10ms"
-trace = {{ file = "outage.csv" }}
-reverse = {{ rate = "20Mbps" }}
-queue = {{ limit = "{queue}" }}
-[[flows]]
-from = "a"
-to = "b"
-cc = "newreno"
-{app}
-{tcp}
-"#
-    );
-    run_with_files(&text, &[("outage.csv", &trace)], None)
-}
-
 fn last_sample_before(out: &mmtsim_world::RunOutput, t_s: f64) -> f64 {
     u64s(out, "rtt", "t_ns")
         .iter()
