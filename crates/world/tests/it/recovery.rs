@@ -1,12 +1,12 @@
 //! Linux's loss recovery end to end: a bulk flow meets a 1 s outage of a 20 Mbit/s,
 //! 20 ms path. Its receive window (80 kB) keeps all its data in flight inside the 200 kB
 //! queue, so nothing is lost: the timeouts during the outage are spurious, the originals
-//! are only waiting. (With a window above the queue, the data still arriving at the
-//! queue in the round trip after the outage begins overflows it; then the undo is
-//! followed by a genuine fast recovery, as in Linux.) When the link returns, Linux's recovery recognises
-//! that — from timestamps (Eifel) or, without them, by F-RTO — and undoes the timeout:
-//! ssthresh returns to its value before the outage. The RFC core alone (ns-3's rule)
-//! keeps the reduction.
+//! are only waiting. When the link returns, Linux's recovery recognises that — from
+//! timestamps (Eifel) or, without them, by F-RTO — and undoes the timeout: ssthresh
+//! returns to its value before the outage. The RFC core alone (ns-3's rule) keeps the
+//! reduction. (With a window above the queue, the data still arriving at the queue in the
+//! round trip after the outage begins overflows it; the undo is then followed by a
+//! genuine fast recovery, as in Linux.)
 
 use super::common::*;
 
