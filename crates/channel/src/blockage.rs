@@ -1,8 +1,7 @@
 //! Blockage: 3GPP TR 38.901 §7.6.4.1 blockage model A (self-blocking by the user's body plus
 //! moving non-self blockers), and forced outage windows.
 //!
-//! # Model A (phy-ran.md §4.1; TR 38.901 §7.6.4.1 Tables 7.6.4.1-1…4; ns3-mmwave V2.0
-//! `CalAttenuationOfBlockage`)
+//! # Model A ([TR38901 §7.6.4.1], Tables 7.6.4.1-1…4; [NS3-MMW-V2] `CalAttenuationOfBlockage`)
 //! - **Self-blocking**: a rectangular angular region in the UT's local frame (portrait:
 //!   φ′_sb = 260°, x_sb = 120°, θ′_sb = 100°, y_sb = 80°; landscape: 40°, 160°, 110°, 75°).
 //!   A path arriving inside it loses [`SELF_BLOCKING_LOSS_DB`] = 30 dB.

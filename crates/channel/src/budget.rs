@@ -1,31 +1,33 @@
 //! Link budget: thermal noise, beamforming gain, dB/linear conversion and SINR.
 //!
-//! Reference: phy-ran.md §2 (ns-3 mmWave v1 `MmWaveSpectrumValueHelper`:
-//! `CreateNoisePowerSpectralDensity`, `CreateTxPowerSpectralDensity`; `MmWaveSpectrumPhy` SINR)
-//! and §5 (ideal beamforming gain of the ns-3 mmWave antenna arrays).
+//! References: [NS3-MMW-V1] `MmWaveSpectrumValueHelper` (`CreateNoisePowerSpectralDensity`:
+//! kT = −174 dBm/Hz times the noise figure; `CreateTxPowerSpectralDensity`: the transmit
+//! power spread evenly over the band), `MmWaveSpectrumPhy` (SINR per chunk) and
+//! `MmWaveHelper` (the antenna arrays whose ideal gain is computed below).
 //!
 //! Simplifications:
 //! - ns-3 computes SINR per 13.9 MHz chunk and hands the vector to its error model. With flat
 //!   (frequency-non-selective) gains, as everything in this crate produces, every chunk has the
 //!   same SINR, so one wideband value carries the same information.
 //! - Beamforming gain is the upper bound of ideal single-path alignment, 10·log10(N_gNB·N_UE)
-//!   (phy-ran.md §5). Real arrays over a multi-cluster channel achieve less; a scenario that
-//!   wants to model that lowers `bf_gain_db` in its link parameters.
+//!   (our bound: one path, both arrays steered exactly at each other). Real arrays over a
+//!   multi-cluster channel achieve less; a scenario that wants to model that lowers
+//!   `bf_gain_db` in its link parameters.
 
 /// Thermal noise density kT at T0 = 290 K, dBm/Hz, as ns-3 uses it (`kT_dBm_Hz = -174.0` in
 /// `MmWaveSpectrumValueHelper::CreateNoisePowerSpectralDensity`; exact kT is −173.98).
 pub const THERMAL_NOISE_DBM_PER_HZ: f64 = -174.0;
 
-/// Default transmit power of gNB and UE, dBm (ns-3 mmWave v1 and HEAD `TxPower`, phy-ran.md §2).
+/// Default transmit power of gNB and UE, dBm ([NS3-MMW-V1] and [NS3-MMW-HEAD] `TxPower`).
 pub const DEFAULT_TX_POWER_DBM: f64 = 30.0;
 
-/// Default noise figure of gNB and UE receivers, dB (ns-3 mmWave v1/HEAD, phy-ran.md §2).
+/// Default noise figure of gNB and UE receivers, dB ([NS3-MMW-V1], [NS3-MMW-HEAD]).
 pub const DEFAULT_NOISE_FIGURE_DB: f64 = 5.0;
 
-/// gNB array elements of ns-3 mmWave v1 (`MmWaveHelper` 8×8, phy-ran.md §5).
+/// gNB array elements of ns-3 mmWave v1 ([NS3-MMW-V1] `MmWaveHelper`, 8×8).
 pub const MMW_V1_GNB_ANTENNAS: u32 = 64;
 
-/// UE array elements of ns-3 mmWave v1 (`MmWaveHelper` 4×4, phy-ran.md §5).
+/// UE array elements of ns-3 mmWave v1 ([NS3-MMW-V1] `MmWaveHelper`, 4×4).
 pub const MMW_V1_UE_ANTENNAS: u32 = 16;
 
 /// Thermal noise power over `bandwidth_hz` at a receiver with `noise_figure_db`, dBm:
@@ -39,7 +41,7 @@ pub fn thermal_noise_dbm(bandwidth_hz: f64, noise_figure_db: f64) -> f64 {
 }
 
 /// Ideal single-path array gain of an `gnb_antennas` × `ue_antennas` link, dB:
-/// 10·log10(N_gNB·N_UE) (both arrays steered exactly at each other, phy-ran.md §5).
+/// 10·log10(N_gNB·N_UE) (both arrays steered exactly at each other: the upper bound).
 pub fn beamforming_gain_db(gnb_antennas: u32, ue_antennas: u32) -> f64 {
     assert!(
         gnb_antennas > 0 && ue_antennas > 0,
@@ -83,7 +85,7 @@ mod tests {
     #[test]
     fn xtcp_noise_over_72_chunks_is_minus_79_dbm() {
         // 72 chunks × 13.889 MHz = 1.000008 GHz; 10·log10(1.000008e9) = 90.0000035 dB;
-        // −174 + 90.0 + 5 (NF) = −79.0 dBm (phy-ran.md §2).
+        // −174 + 90.0 + 5 (NF) = −79.0 dBm, the noise of the X-TCP link budget.
         let n = thermal_noise_dbm(72.0 * 13.889e6, 5.0);
         assert!(close(n, -79.0, 0.001), "{n}");
         // 100 MHz, NF 7 dB: −174 + 80 + 7 = −87 dBm.
@@ -92,7 +94,7 @@ mod tests {
 
     #[test]
     fn beamforming_gain_of_the_ns3_arrays() {
-        // 10·log10(64·16) = 10·log10(1024) = 30.103 dB (phy-ran.md §5: "30.1 dB").
+        // 10·log10(64·16) = 10·log10(1024) = 30.103 dB, the "30.1 dB" of the X-TCP link budget.
         assert!(close(beamforming_gain_db(64, 16), 30.103, 0.001));
         // HEAD default 8×8 / 2×2: 10·log10(256) = 24.082 dB.
         assert!(close(beamforming_gain_db(64, 4), 24.082, 0.001));
@@ -129,9 +131,10 @@ mod tests {
 
     #[test]
     fn xtcp_snr_from_link_budget() {
-        // phy-ran.md §2/§3.1: with 30 dBm TX, −79 dBm noise and 30.1 dB BF gain,
+        // The X-TCP link budget ([NS3-MMW-V1] defaults, [AKDENIZ-2014] path loss): with
+        // 30 dBm TX, −79 dBm noise and 30.1 dB BF gain,
         // SNR = 30 + 30.1 − PL + 79 = 109 − PL + 30.1. At NYU 28 GHz LOS 50 m (PL 95.38 dB):
-        // 109 − 95.38 + 30.10 = 43.72 dB (table: 43.7).
+        // 109 − 95.38 + 30.10 = 43.72 dB.
         let noise = thermal_noise_dbm(72.0 * 13.889e6, DEFAULT_NOISE_FIGURE_DB);
         let g = beamforming_gain_db(MMW_V1_GNB_ANTENNAS, MMW_V1_UE_ANTENNAS);
         let snr = sinr_db(DEFAULT_TX_POWER_DBM + g - 95.38, &[], noise);

@@ -23,11 +23,11 @@
 //! J0(x½) = 0.5, x½ = 1.52114. (A first-order recursion with ρ = J0(2π f_D Δt) would
 //! instead make the correlation depend on the update interval.)
 //!
-//! K-factors: the caller sets K from TR 38.901 Table 7.5-6 (mean K = 9 dB for UMi and UMa LOS,
-//! phy-ran.md §3.4; the spread σ_K is not drawn) and K = 0 (−∞ dB) in NLOS; see
+//! K-factors: the caller sets K from [TR38901 Table 7.5-6] (mean K = 9 dB for UMi and UMa LOS;
+//! the spread σ_K is not drawn) and K = 0 (−∞ dB) in NLOS; see
 //! `PathLossModel::rician_k_db`.
 //!
-//! # How this differs from ns-3 mmWave v1 (`MmWaveBeamforming`, phy-ran.md §5)
+//! # How this differs from ns-3 mmWave v1 ([NS3-MMW-V1] `MmWaveBeamforming`)
 //! ns-3 v1 builds a 20-path channel (delays 0–50 ns, per-path Doppler factors 0.42–0.79)
 //! from one of 100 pre-generated spatial-signature instances, projects it onto fixed
 //! beamforming vectors, evaluates the gain *per 13.9 MHz chunk* (frequency selective over the

@@ -3,15 +3,17 @@
 //! What it models: whether the straight segment between a gNB antenna and a UE antenna passes
 //! through an obstacle. Obstacles are axis-aligned boxes ([`Aabb`]); a link is NLOS when the
 //! segment passes through the *interior* of at least one box. This is the deterministic,
-//! geometry-driven LOS state of the ns-3 Buildings module that the X-TCP paper relies on ("it is
-//! possible to deploy obstacles and buildings randomly, and then deterministically state whether
-//! a link is in LOS or NLOS condition, so that this information is consistent as the UE moves").
+//! geometry-driven LOS state of the ns-3 Buildings module that the X-TCP paper relies on
+//! ([SEED000 Sec. IV-A]: "it is possible to deploy obstacles and buildings randomly, and then
+//! deterministically state whether a link is in LOS or NLOS condition, so that this
+//! information is consistent as the UE moves").
 //!
 //! References:
 //! - ns-3 `src/mobility/model/box.cc`, `Box::IsIntersect`: 3-D segment–box test used by
 //!   `MmWave3gppBuildingsPropagationLossModel` (ns3-mmwave V2.0) to decide LOS/NLOS on every call.
 //! - ns3-mmwave v1.0 `buildings-obstacle-propagation-loss-model.cc` (the X-TCP era model)
-//!   decides LOS from the 2-D footprint only (see `/work/shared/reference/phy-ran.md` §3.1).
+//!   decides LOS from the 2-D footprint only: LOS unless the 2-D gNB–UE segment crosses a
+//!   building's footprint ([NS3-MMW-V1]).
 //! - The slab method: Kay & Kajiya, "Ray tracing complex scenes", SIGGRAPH 1986.
 //!
 //! Simplifications and deviations:

@@ -1,13 +1,14 @@
 //! Scenario layouts: where the obstacles stand.
 //!
 //! What it models: the obstacle fields of the scenarios we reproduce.
-//! - X-TCP (Azzino et al. 2017), Fig. 1: "a rectangular area, with a mmWave eNB in the center and
+//! - X-TCP ([SEED000 Fig. 1]): "a rectangular area, with a mmWave eNB in the center and
 //!   some objects (buildings, cars, people) randomly deployed over the area, without
 //!   overlapping", two UEs crossing it on horizontal lines → [`random_obstacles`], with the gNB
 //!   and the UE paths kept clear so that no UE walks through an obstacle.
-//! - X-TCP Fig. 5 and Mateo et al. (a street with lampposts every 20 m, a 13.5 m bus; a square
-//!   with a statue) are hand-placed boxes; [`row`] repeats a box along a line (lampposts, parked
-//!   cars) and [`first_overlap`] checks a hand-made layout.
+//! - X-TCP ([SEED000 Fig. 5]) and Mateo et al. ([SEED002 Sec. III-B and III-C, Figs. 3
+//!   and 4]: a street with lampposts every 20 m, a 13.5 m bus; a square with a statue) are
+//!   hand-placed boxes; [`row`] repeats a box along a line (lampposts, parked cars) and
+//!   [`first_overlap`] checks a hand-made layout.
 //!
 //! References: ns-3 `src/buildings` (`Building` boxes placed by the example scripts);
 //! ns3-mmwave `src/mmwave/examples/mmwave-tcp-building-example.cc` (the X-TCP-era example that

@@ -36,8 +36,8 @@
 //!
 //! # Deviations from ns-3 mmWave
 //! - ns-3 v1's NYU model draws the state and the shadowing once per link and never updates them
-//!   (phy-ran.md §3.1); here both evolve with the UE's motion as described above. A static UE
-//!   behaves like ns-3.
+//!   ([NS3-MMW-V1] `MmWavePropagationLossModel`); here both evolve with the UE's motion as
+//!   described above. A static UE behaves like ns-3.
 //! - ns-3 v1 applies no shadowing with the buildings (geometric) model: set `shadowing: false`
 //!   to reproduce that.
 //! - Fading: see [`crate::fading`] for how the flat Rician/Rayleigh process differs from ns-3

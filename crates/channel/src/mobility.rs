@@ -2,12 +2,13 @@
 //!
 //! What it models: the position and velocity of one UE as a function of simulated time, for the
 //! scenarios of the papers we reproduce:
-//! - X-TCP (Azzino et al. 2017): UEs crossing a rectangle left to right on straight lines at
-//!   1.75 m/s (Fig. 1) or 5 m/s (Fig. 5) → [`MobilitySpec::Linear`].
-//! - Mateo et al.: a UE static for 2 s, walking 21 s at 1.5 m/s parallel to the AP, static for
-//!   2 s → [`MobilitySpec::Waypoints`] with pauses.
-//! - Zhang et al.: a high-speed train at 108 km/h = 30 m/s along the track → `Linear`; urban UEs
-//!   at walking speed → [`MobilitySpec::RandomWalk`].
+//! - X-TCP ([SEED000 Figs. 1 and 5]): UEs crossing a rectangle left to right on straight lines
+//!   at 1.75 m/s (Fig. 1) or 5 m/s (Fig. 5) → [`MobilitySpec::Linear`].
+//! - Mateo et al. ([SEED002 Sec. III-A]): a UE static for 2 s, walking 21 s at 1.5 m/s
+//!   parallel to the AP, static for 2 s → [`MobilitySpec::Waypoints`] with pauses.
+//! - Zhang et al. ([SEED003, high-speed scenario, Fig. 1]): a high-speed train at 108 km/h =
+//!   30 m/s along the track → `Linear`; urban UEs at walking speed →
+//!   [`MobilitySpec::RandomWalk`].
 //!
 //! References: ns-3 `src/mobility/model/constant-velocity-mobility-model.cc`,
 //! `waypoint-mobility-model.cc` and `random-walk-2d-mobility-model.cc` (mode "Time": every

@@ -3,15 +3,16 @@
 //! Units: distances in m, carrier `fc_hz` in Hz (formulas use f_c in GHz), losses in dB.
 //! Heights come from the `z` of the gNB and UE positions.
 //!
-//! # Models (phy-ran.md §3)
-//! - [`PathLossModel::Nyu`]: the NYU statistical model (Akdeniz et al., JSAC 2014) as ns-3
-//!   mmWave v1 implements it (`MmWavePropagationLossModel`): PL = α + 10·β·log10(d3D) with the
-//!   28 GHz or 73 GHz (α, β, σ) table, and the three-state LOS/NLOS/outage probabilities
+//! # Models
+//! - [`PathLossModel::Nyu`]: the NYU statistical model ([AKDENIZ-2014]) as ns-3
+//!   mmWave v1 implements it ([NS3-MMW-V1] `MmWavePropagationLossModel`):
+//!   PL = α + 10·β·log10(d3D) with the 28 GHz or 73 GHz (α, β, σ) table, and the three-state
+//!   LOS/NLOS/outage probabilities
 //!   ([`nyu_state_probabilities`]; outage = 500 dB, [`NYU_OUTAGE_LOSS_DB`]).
-//! - [`PathLossModel::Umi`] / [`PathLossModel::Uma`]: 3GPP TR 38.901 Table 7.4.1-1 UMi-Street
+//! - [`PathLossModel::Umi`] / [`PathLossModel::Uma`]: [TR38901 Table 7.4.1-1] UMi-Street
 //!   Canyon and UMa, LOS with the two-slope breakpoint model and NLOS = max(PL_LOS, PL′_NLOS);
 //!   LOS probability of Table 7.4.2-1; σ_SF and decorrelation distances of Table 7.5-6.
-//!   Same formulas as ns-3-dev `ThreeGppPropagationLossModel`.
+//!   Same formulas as ns-3-dev `ThreeGppPropagationLossModel` ([NS3-3GPP]).
 //! - [`PathLossModel::UmiOptionalNlos`] / [`PathLossModel::UmaOptionalNlos`]: the same LOS side with
 //!   TR 38.901's optional single-slope NLOS formulas (σ_SF 8.2 / 7.8 dB).
 //! - [`O2i`]: TR 38.901 §7.4.3 outdoor-to-indoor penetration, low-loss and high-loss buildings.
@@ -56,7 +57,7 @@ pub const O2I_DECORRELATION_M: f64 = 7.0;
 /// 7.6.3.1-2: 50 m for UMi, UMa and SMa; borrowed for NYU).
 pub const LOS_STATE_DECORRELATION_M: f64 = 50.0;
 
-/// One row pair of the NYU table (phy-ran.md §3.1; ns-3 mmWave v1).
+/// One row pair of the NYU table ([AKDENIZ-2014] as [NS3-MMW-V1] has it).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct NyuParams {
     /// Carrier of the measurements, Hz.
@@ -118,7 +119,7 @@ pub struct NyuStateProbabilities {
     pub outage: f64,
 }
 
-/// NYU state probabilities (ns-3 mmWave v1; phy-ran.md §3.1):
+/// NYU state probabilities ([AKDENIZ-2014] as [NS3-MMW-V1] `MmWavePropagationLossModel` has them):
 /// p_out = max(0, 1 − exp(−a_out·d + b_out)), p_LOS = (1 − p_out)·exp(−a_LOS·d),
 /// p_NLOS = 1 − p_out − p_LOS, with a_out = 0.0334 m⁻¹, b_out = 5.2, a_LOS = 0.0149 m⁻¹.
 pub fn nyu_state_probabilities(d_m: f64) -> NyuStateProbabilities {
@@ -507,7 +508,8 @@ mod tests {
 
     #[test]
     fn nyu_28ghz_worked_numbers() {
-        // phy-ran.md §3.1, d = 3-D distance (both nodes at the same height here).
+        // NYU 28 GHz ([AKDENIZ-2014] as [NS3-MMW-V1] has it), d = 3-D distance (both nodes
+        // at the same height here).
         // LOS  = 61.4 + 20·log10(d):   50 m → 61.4 + 33.979 = 95.38;  100 → 101.40;
         //        150 → 61.4 + 43.522 = 104.92;  200 → 61.4 + 46.021 = 107.42.
         // NLOS = 72.0 + 29.2·log10(d): 50 → 72 + 49.610 = 121.61;  100 → 130.40;
@@ -557,7 +559,7 @@ mod tests {
 
     #[test]
     fn nyu_state_probabilities_worked_numbers() {
-        // phy-ran.md §3.1: 50 m: p_out = max(0, 1 − e^(−1.67 + 5.2)) = 0,
+        // NYU state probabilities: 50 m: p_out = max(0, 1 − e^(−1.67 + 5.2)) = 0,
         //   p_LOS = e^(−0.745) = 0.4747; 100 m: e^(−1.49) = 0.2254; 150 m: e^(−2.235) = 0.1070;
         // 200 m: p_out = 1 − e^(−6.68 + 5.2) = 1 − 0.2276 = 0.7724,
         //   p_LOS = 0.2276·e^(−2.98) = 0.2276·0.05079 = 0.01156, p_NLOS = 0.2160.
@@ -581,7 +583,8 @@ mod tests {
 
     #[test]
     fn tr38901_examples_at_100m() {
-        // phy-ran.md §3.2, 28 GHz, h_UT 1.5 m; 20·log10(28) = 28.943, 21.3·log10(28) = 30.824.
+        // [TR38901 Table 7.4.1-1], 28 GHz, h_UT 1.5 m;
+        // 20·log10(28) = 28.943, 21.3·log10(28) = 30.824.
         // UMi (h_BS 10): d3D = sqrt(100² + 8.5²) = 100.361, log10 = 2.00156.
         //   LOS  = 32.4 + 21·2.00156 + 28.943 = 103.38
         //   NLOS = max(LOS, 35.3·2.00156 + 22.4 + 30.824) = 123.88
@@ -621,7 +624,7 @@ mod tests {
 
     #[test]
     fn breakpoint_distances() {
-        // d′_BP = 4·(h_BS − 1)·(h_UT − 1)·f_c/c, c = 3e8 (phy-ran.md §3.2):
+        // d′_BP = 4·(h_BS − 1)·(h_UT − 1)·f_c/c, c = 3e8 ([TR38901 Table 7.4.1-1], Note 1):
         // UMi: 4·9·0.5·28e9/3e8 = 18·93.333 = 1680 m; UMa: 4·24·0.5·93.333 = 4480 m.
         let umi = PathLossModel::Umi.breakpoint_m(FC28, 10.0, 1.5).unwrap();
         let uma = PathLossModel::Uma.breakpoint_m(FC28, 25.0, 1.5).unwrap();
@@ -642,7 +645,7 @@ mod tests {
 
     #[test]
     fn tr38901_los_probabilities() {
-        // phy-ran.md §3.3: UMi 18/d + e^(−d/36)(1 − 18/d):
+        // [TR38901 Table 7.4.2-1]: UMi 18/d + e^(−d/36)(1 − 18/d):
         //   50 m: 0.36 + 0.24935·0.64 = 0.5196; 100 m: 0.18 + 0.06218·0.82 = 0.2310;
         //   200 m: 0.09 + 0.003866·0.91 = 0.0935.
         // UMa (h_UT ≤ 13 m) 18/d + e^(−d/63)(1 − 18/d):

@@ -1,7 +1,7 @@
 //! Log-normal shadow fading with spatial correlation, and the Gaussian draws the channel uses.
 //!
-//! Model (phy-ran.md §3.4; 3GPP TR 38.901 §7.4.4 eq. 7.4-5 and Table 7.5-6; ns-3-dev
-//! `ThreeGppPropagationLossModel::GetShadowing`, ns3-mmwave V2.0 `MmWave3gppPropagationLossModel`):
+//! Model ([TR38901 §7.4.4], eq. 7.4-5, and Table 7.5-6; [NS3-3GPP]
+//! `ThreeGppPropagationLossModel::GetShadowing`, [NS3-MMW-V2] `MmWave3gppPropagationLossModel`):
 //! the shadowing S (dB, a *loss*: positive values weaken the link) is a zero-mean Gaussian with
 //! standard deviation σ_SF whose autocorrelation over a horizontal displacement Δx is
 //! R(Δx) = exp(−|Δx|/d_cor). After each displacement it is updated as the first-order
