@@ -4,8 +4,9 @@
 //! cross-layer by design (X-TCP, the receive-window controller, pull-based proxies) reads
 //! it through the [`LinkView`] trait, which lives here, below both layers, so that `ran`
 //! and `transport` never depend on each other. The view is read-only for transport code
-//! and holds only what DESIGN.md names: recent grants (TBS, MCS, symbols, slot duration,
-//! time), the current SINR and the RLC buffer occupancy.
+//! and holds only this: recent grants (TBS, MCS, symbols, slot duration, time), the current
+//! SINR and the RLC buffer occupancy. It is kept that small on purpose: this trait is the
+//! only place where one layer reads another's state.
 
 use mmtsim_engine::SimTime;
 

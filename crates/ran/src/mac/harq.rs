@@ -1,6 +1,7 @@
 //! HARQ: stop-and-wait processes with soft combining and a cap on transmissions.
 //!
-//! Model (ns-3 mmWave flex-TTI scheduler, phy-ran.md §8):
+//! Model (the stop-and-wait HARQ processes of [TS38321, HARQ operation] as ns-3 mmWave's
+//! flex-TTI scheduler runs them, [NS3-MMW-V1] `mmwave-flex-tti-mac-scheduler.cc`):
 //! - each UE has `processes` independent processes per direction (2017 preset: 20);
 //! - a transport block occupies a process from its first transmission until a positive
 //!   acknowledgement or until it has been sent `max_tx` times (default 4);

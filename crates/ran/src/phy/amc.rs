@@ -1,20 +1,29 @@
 //! Adaptive modulation and coding: SINR → MCS for a target TB error rate of 10 %.
 //!
-//! ns-3 mmWave's AMC (reference `phy-ran.md` §6.1; ns3-mmwave v1.0 `mmwave-amc.cc`
-//! `CreateCqiFeedbackWbTdma`, same shape in ≥ v4 and 5G-LENA `nr-amc.cc`) tries MCS 0, 1, 2, …
+//! ns-3 mmWave's AMC ([NS3-MMW-V1] `mmwave-amc.cc` `CreateCqiFeedbackWbTdma`, same shape in
+//! [NS3-MMW-HEAD] and in 5G-LENA's `nr-amc.cc`, [NS3-LENA]) tries MCS 0, 1, 2, …
 //! against its error model and keeps the last one whose TBLER is ≤ 0.1; if MCS 0 already
 //! fails the UE reports CQI 0 and is not scheduled. With a flat channel that is a step
-//! function of the SINR whose steps are the per-MCS 10 % thresholds the reference computed
-//! (§6.4). This module stores those thresholds and reproduces the step function:
+//! function of the SINR whose steps are the per-MCS 10 % thresholds. This module stores
+//! those thresholds and reproduces the step function:
 //!
 //! * **UL** ([`Amc::ul_mcs`]): the gNB measures the UL SINR and uses the best MCS directly.
 //! * **DL** ([`Amc::dl_mcs`]): the UE reports a CQI — the largest CQI whose spectral
 //!   efficiency is ≤ that of its best MCS, or 15 when the best MCS is the highest — and the
 //!   gNB maps it back to the largest MCS whose spectral efficiency is ≤ the CQI's (ns-3
-//!   `GetMcsFromCqi`). For the 2017/LTE tables this quantises DL to even MCS 0, 2, …, 28
-//!   (§6.4(a)); for NR table 1 to MCS 0, 2, 4, 6, 8, 11, 13, 15, 18, 20, 22, 24, 26, 28.
+//!   `GetMcsFromCqi`). For the 2017/LTE tables this quantises DL to even MCS 0, 2, …, 28;
+//!   for NR table 1 to MCS 0, 2, 4, 6, 8, 11, 13, 15, 18, 20, 22, 24, 26, 28.
 //!
-//! Thresholds per MCS table (all from `mcs_tables.json`, flat SINR, first transmission):
+//! Where the thresholds come from: they were computed for this project, not taken from a
+//! publication and not measured by running ns-3. The error models were re-implemented from
+//! the ns-3 source (MIESM over the LTE turbo-code curves, [NS3-MMW-V1]
+//! `mmwave-mi-error-model.cc`; EESM over the NR LDPC curves, [NS3-MMW-HEAD]
+//! `error-model/mmwave-eesm-*.cc`), every chunk or RB was given the same SINR, and the SINR
+//! was swept in steps of 0.01 dB (MIESM) or 0.005 dB (EESM); a threshold is the lowest SINR
+//! at which a first transmission has TBLER ≤ 0.1. The column names below are those of the
+//! tables file the `mcs.rs` test reads.
+//!
+//! Thresholds per MCS table (flat SINR, first transmission):
 //! * 2017 and LTE: the MIESM (LTE turbo-code curves) thresholds of ns3-mmwave v1 for the
 //!   full-subframe TB (22 symbols), column `sinr_db_tbler10_full_subframe_tb`. ns-3's v1 DL
 //!   probe uses the TB of the slot just received, which for a backlogged UE is the full
@@ -32,7 +41,7 @@ use super::mcs::{self, McsRow};
 use super::numerology::{McsTableId, Numerology};
 
 /// ns3-mmwave v1 MIESM: SINR (dB) where a 22-symbol TB has TBLER 10 %, MCS 0…28
-/// (reference §6.4(a), `ns3mmwave_v1_lte_mcs.rows[].sinr_db_tbler10_full_subframe_tb`).
+/// (computed, see the module doc; `ns3mmwave_v1_lte_mcs.rows[].sinr_db_tbler10_full_subframe_tb`).
 pub const MIESM_2017_THRESHOLDS_DB: [f64; 29] = [
     -7.23, -6.25, -5.83, -4.47, -3.36, -2.32, -1.37, -0.33, 0.73, 1.63, 3.88, 3.92, 4.71, 5.70,
     6.57, 7.53, 8.52, 10.06, 10.49, 11.37, 12.38, 13.45, 14.41, 15.22, 16.20, 17.18, 18.12, 19.16,
@@ -40,7 +49,7 @@ pub const MIESM_2017_THRESHOLDS_DB: [f64; 29] = [
 ];
 
 /// ns3-mmwave ≥ 4.0 / 5G-LENA EESM, TS 38.214 MCS table 1: SINR (dB) for TBLER 10 % of the AMC
-/// probe TB, MCS 0…28 (reference §6.4(b),
+/// probe TB, MCS 0…28 (computed, see the module doc;
 /// `ns3mmwave_eesm_T1.rows[].sinr_db_tbler10_amc_wideband`).
 pub const EESM_T1_THRESHOLDS_DB: [f64; 29] = [
     -0.74, -0.37, 0.70, 1.54, 2.25, 2.89, 3.85, 4.33, 5.40, 5.75, 6.60, 7.09, 8.23, 8.78, 9.68,
@@ -182,7 +191,7 @@ mod tests {
 
     #[test]
     fn ul_mcs_switches_exactly_at_the_reference_thresholds() {
-        // Spot values read from phy-ran.md §6.4(a) (MIESM) and §6.4(b) (EESM T1).
+        // Spot values of the computed thresholds: MIESM (2017) and EESM (NR table 1).
         let a = amc("mmwave-2017");
         assert_eq!(a.ul_mcs(-7.24), None);
         assert_eq!(a.ul_mcs(-7.23), Some(0));
@@ -238,7 +247,7 @@ mod tests {
                 assert_eq!(m % 2, 0, "DL MCS {m} at {s} dB");
             }
         }
-        // phy-ran.md §6.4(a) DL step function: MCS 0, 2, …, 28 from these SINRs.
+        // The 2017 DL step function after CQI quantisation: MCS 0, 2, …, 28 from these SINRs.
         let steps = [
             -7.23, -5.83, -3.36, -1.37, 0.73, 3.88, 4.71, 6.57, 8.52, 10.49, 12.38, 14.41, 16.20,
             18.12, 20.09,
@@ -249,7 +258,8 @@ mod tests {
             let below = if m == 0 { None } else { Some(m - 2) };
             assert_eq!(a.dl_mcs(*s - 0.005), below, "just below {s} dB");
         }
-        // CQI of the best MCS (§6.4(a) column "DL CQI"): MCS 1 → 1, 16 → 9, 17 → 9, 28 → 15.
+        // CQI of the best MCS (the largest CQI whose SE ≤ the MCS's):
+        // MCS 1 → 1, 16 → 9, 17 → 9, 28 → 15.
         assert_eq!(a.cqi_for_mcs(1), 1);
         assert_eq!(a.cqi_for_mcs(16), 9);
         assert_eq!(a.cqi_for_mcs(17), 9);

@@ -2,9 +2,10 @@
 //!
 //! # Model
 //! ns-3 mmWave computes a TB's error probability from link-level curves: MIESM over the LTE
-//! turbo-code curves in v1.x (reference `phy-ran.md` §6.2) and EESM over the NR LDPC curves
-//! from v4.0 on (§6.3). The reference gives only the SINR at which each MCS reaches TBLER
-//! 10 % (§6.4), not the curves' coefficient tables, so this module uses a **parametric
+//! turbo-code curves in v1.x ([NS3-MMW-V1] `mmwave-mi-error-model.cc`) and EESM over the NR
+//! LDPC curves from v4.0 on ([NS3-MMW-HEAD] `error-model/mmwave-eesm-*.cc`). This crate keeps
+//! only the SINR at which each MCS reaches TBLER 10 % (computed from those models, see
+//! `amc.rs`), not the curves' coefficient tables, so this module uses a **parametric
 //! waterfall** anchored on those thresholds:
 //!
 //! `TBLER(mcs, γ) = Q(z₁₀ + (γ − γ₁₀(mcs)) / σ)`
@@ -32,7 +33,7 @@
 //!   MIESM/EESM averaging over chunks/RBs is the identity.
 //! * No TB-size dependence: the thresholds are those of the AMC's reference TB (see
 //!   `amc.rs`); ns-3's per-TB code-block segmentation moves the 10 % point by up to
-//!   ~0.7 dB between a 1-symbol and a 22-symbol TB (§6.4(a)). `tb_bytes` is accepted for a
+//!   ~0.7 dB between a 1-symbol and a 22-symbol TB (MIESM). `tb_bytes` is accepted for a
 //!   future size-aware model and for symmetry with ns-3's interface, and is unused now.
 //! * One slope for all MCS.
 //!
@@ -129,7 +130,7 @@ mod tests {
                 assert!((p1 - 0.01).abs() < 1e-12, "{name} MCS {mcs}: {p1}");
             }
         }
-        // Spot check with a literal threshold from phy-ran.md §6.4(a): 2017 MCS 28 at 20.09 dB.
+        // Spot check with a literal computed MIESM threshold: 2017 MCS 28 at 20.09 dB.
         let n = preset("mmwave-2017").unwrap();
         let amc = Amc::new(&n);
         assert!((tb_error_prob(&n, &amc, 28, 39_187, &[20.09]) - 0.1).abs() < 1e-12);

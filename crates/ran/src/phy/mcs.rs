@@ -4,24 +4,25 @@
 //! (`code_rate`) and the spectral efficiency the CQI ↔ MCS mapping compares (`se`).
 //!
 //! * [`McsTableId::Ns3Mmwave2017`] and [`McsTableId::Lte`]: the 29-row LTE-like table of
-//!   ns-3 mmWave v1.x (reference `phy-ran.md` §1.2/§6.4(a), `mcs_tables.json`
-//!   `ns3mmwave_v1_lte_mcs`): `qm` from `ModulationSchemeForMcs` (`mmwave-amc.cc`),
+//!   ns-3 mmWave v1.x ([NS3-MMW-V1]): `qm` from `ModulationSchemeForMcs` (`mmwave-amc.cc`),
 //!   `code_rate` = the effective code rate `McsEcrTable` of the MIESM error model
 //!   (`mmwave-mi-error-model.cc`, used by `GetTbSizeFromMcsSymbols`), `se` =
 //!   `SpectralEfficiencyForMcs` (`mmwave-amc.cc`, used only for CQI mapping). ns-3 mmWave
 //!   copied these arrays from ns-3's LTE module (`lte-amc.cc`, `lte-mi-error-model.cc`), so
 //!   the same rows serve the LTE preset. Note `se` ≠ `qm·code_rate` (MCS 28: 5.55 vs 5.52);
 //!   both are kept as ns-3 has them.
-//! * [`McsTableId::NrTable1`], [`McsTableId::NrTable2`]: TS 38.214 Tables 5.1.3.1-1 and
-//!   5.1.3.1-2, `code_rate` = R×1024 / 1024 exactly and `se` = Qm·R (reference §7.3).
+//! * [`McsTableId::NrTable1`], [`McsTableId::NrTable2`]: [TS38214 Tables 5.1.3.1-1 and
+//!   5.1.3.1-2], `code_rate` = R×1024 / 1024 exactly and `se` = Qm·R.
 //!
 //! CQI tables ([`cqi_table`], 16 entries, index 0 = "out of range"): for the ns-3/LTE MCS
-//! table, TS 36.213 Table 7.2.3-1 with ns-3's rounded spectral efficiencies
-//! (`SpectralEfficiencyForCqi` in `mmwave-amc.cc`); for NR table 1/2, TS 38.214 Tables
-//! 5.2.2.1-2/-3 with exact Qm·R.
+//! table, [TS36213 Table 7.2.3-1] with ns-3's rounded spectral efficiencies
+//! (`SpectralEfficiencyForCqi` in `mmwave-amc.cc`); for NR table 1/2, [TS38214 Tables
+//! 5.2.2.1-2 and 5.2.2.1-3] with exact Qm·R.
 //!
 //! No table is loaded at run time; a test compares every constant here (and the TBS and
-//! threshold tables of `tbs.rs` and `amc.rs`) with `mcs_tables.json` when it is present.
+//! threshold tables of `tbs.rs` and `amc.rs`) with a machine-readable copy of the same
+//! tables, `mcs_tables.json`, kept beside the checkout and not part of the repository; the
+//! test is skipped where that file is absent.
 
 use super::numerology::McsTableId;
 
@@ -56,7 +57,7 @@ const fn nr(qm: u8, r_x1024: f64) -> McsRow {
 
 /// ns-3 mmWave v1.x (= ns-3 LTE) MCS table, 29 rows: Qm `ModulationSchemeForMcs`, ECR
 /// `McsEcrTable`, SE `SpectralEfficiencyForMcs` (ns3-mmwave tag v1.0, `mmwave-amc.cc` and
-/// `mmwave-mi-error-model.cc`; reference §6.4(a)).
+/// `mmwave-mi-error-model.cc`; [NS3-MMW-V1]).
 pub const NS3_V1_LTE_MCS: [McsRow; 29] = [
     ns3(2, 0.08, 0.15),
     ns3(2, 0.10, 0.19),
@@ -280,14 +281,15 @@ mod tests {
         // Table 5.1.3.1-2 MCS 20: 256QAM, R = 682.5/1024 → SE = 8·682.5/1024 = 5.33203125.
         let r = table(McsTableId::NrTable2)[20];
         assert_eq!((r.qm, r.code_rate * 1024.0, r.se), (8, 682.5, 5.33203125));
-        // The 2017 MCS 28: 64QAM, ECR 0.92, SE table value 5.55 (§1.2).
+        // The 2017 MCS 28: 64QAM, ECR 0.92, SE table value 5.55
+        // ([NS3-MMW-V1] `SpectralEfficiencyForMcs`).
         let r = table(McsTableId::Ns3Mmwave2017)[28];
         assert_eq!((r.qm, r.code_rate, r.se), (6, 0.92, 5.55));
     }
 
     // ---------------------------------------------------------------------------------
-    // Check against the reference JSON, read at test time. A tiny JSON reader lives here
-    // because the crate has no JSON dependency.
+    // Check against the tables file (see the module doc), read at test time. A tiny JSON
+    // reader lives here because the crate has no JSON dependency.
 
     // Strings, booleans and null are parsed but never inspected.
     #[allow(dead_code)]

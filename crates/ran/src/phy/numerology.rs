@@ -7,17 +7,21 @@
 //! budget inputs (powers, noise figures, array sizes). Three presets exist ([`PRESETS`]):
 //!
 //! * **`mmwave-2017`** — the ns-3 mmWave v1.x frame used by the X-TCP paper (2017)
-//!   (reference `phy-ran.md` §1.1, ns3-mmwave `mmwave-phy-mac-common.cc` defaults): 28 GHz,
+//!   ([NS3-MMW-V1] `mmwave-phy-mac-common.cc` defaults): 28 GHz,
 //!   72 chunks × 13.889 MHz ≈ 1 GHz, 48 subcarriers per chunk, 100 µs subframes of 24 OFDM
 //!   symbols of which 1 DL + 1 UL are control, so 22 data symbols; 864 reference subcarriers
 //!   per symbol leave 2592 data REs per symbol. The flex-TTI scheduler is TDMA: each UE gets
 //!   whole symbols over the whole band ([`Allocation::Symbols`]), and every subframe's data
 //!   symbols are split between DL and UL on the fly ([`Duplex::DynamicTdd`]). MCS table: the
-//!   29-row LTE-like table with ns-3's effective code rates; TBS: ns-3's formula (§7.1). HARQ:
+//!   29-row LTE-like table with ns-3's effective code rates; TBS: ns-3's formula (`tbs.rs`). HARQ:
 //!   20 processes, 4 transmissions. 30 dBm at both ends, noise figure 5 dB, 8×8 gNB and 4×4 UE
-//!   arrays.
-//! * **`nr-fr2`** — NR numerology µ = 3 (120 kHz, 125 µs slot, 14 symbols), 400 MHz = 264 RB
-//!   (TS 38.101-2 Table 5.3.2-1), MCS table 1 and the exact TBS of TS 38.214 §5.1.3.2.
+//!   arrays. Worked out from these defaults (our arithmetic): MCS 28 over the 22 data symbols
+//!   gives a 39,187-byte TB per subframe, 3.135 Gbit/s for the whole cell, shared by DL, UL
+//!   and all UEs; the X-TCP paper's "3.2 Gbit/s" ([SEED000 Sec. IV-A]) is this figure
+//!   within 2 % (no combination of the defaults gives exactly 3.2).
+//! * **`nr-fr2`** — NR numerology µ = 3 ([TS38211 §4.2, §4.3]: 120 kHz, 125 µs slot, 14
+//!   symbols), 400 MHz = 264 RB ([TS38101-2 Table 5.3.2-1]), MCS table 1 and the exact TBS of
+//!   [TS38214 §5.1.3.2].
 //!   Choices (ours, documented on [`preset`]): 1 DL + 1 UL control symbol per slot as in
 //!   ns-3 mmWave ≥ 2020, so 12 data symbols of which one carries DMRS; OFDMA by RB; TDD
 //!   pattern DDDSU with the special slot counted as DL.
@@ -85,9 +89,9 @@ pub enum McsTableId {
 /// How a transport block size follows from MCS and allocated resources (see `tbs.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TbsRule {
-    /// ns-3 mmWave v1.x `GetTbSizeFromMcsSymbols` (reference §7.1): REs·Qm·ECR − CRCs.
+    /// ns-3 mmWave v1.x `GetTbSizeFromMcsSymbols` ([NS3-MMW-V1]): REs·Qm·ECR − CRCs.
     Ns3Mmwave2017,
-    /// TS 38.214 §5.1.3.2, exact (quantisation, small-TBS table, LDPC segmentation).
+    /// [TS38214 §5.1.3.2], exact (quantisation, small-TBS table, LDPC segmentation).
     Ts38214,
     /// LTE approximation: the ns-3 formula on LTE's RE count (CRS removed); see `tbs.rs`.
     Lte,
@@ -164,7 +168,7 @@ pub struct Numerology {
 /// Names accepted by [`preset`].
 pub const PRESETS: &[&str] = &["mmwave-2017", "nr-fr2", "lte-2ghz"];
 
-/// ns-3 mmWave v1 `ChunkWidth` (reference §1.1), Hz.
+/// ns-3 mmWave v1 `ChunkWidth` ([NS3-MMW-V1] `MmWavePhyMacCommon`), Hz.
 const NS3_V1_CHUNK_WIDTH_HZ: f64 = 13.889e6;
 /// ns-3 mmWave v1 chunks (`ChunkPerRB` 72 × `ResourceBlockNum` 1).
 const NS3_V1_CHUNKS: u32 = 72;
@@ -173,8 +177,8 @@ const NS3_V1_SC_PER_CHUNK: u32 = 48;
 /// ns-3 mmWave v1 `m_numRefScPerSym`: reference subcarriers in every data symbol.
 const NS3_V1_REF_SC_PER_SYMBOL: u32 = 864;
 
-/// FR2 maximum transmission bandwidth configuration at 120 kHz, TS 38.101-2 Table 5.3.2-1
-/// (reference §1.3): (N_RB, channel bandwidth Hz).
+/// FR2 maximum transmission bandwidth configuration at 120 kHz, [TS38101-2 Table 5.3.2-1]:
+/// (N_RB, channel bandwidth Hz).
 const NR_FR2_120KHZ_RBS: &[(u32, f64)] = &[(32, 50e6), (66, 100e6), (132, 200e6), (264, 400e6)];
 /// FR2 at 60 kHz, same table: (N_RB, channel bandwidth Hz).
 const NR_FR2_60KHZ_RBS: &[(u32, f64)] = &[(66, 50e6), (132, 100e6), (264, 200e6)];
@@ -196,19 +200,19 @@ const LTE_RBS: &[(u32, f64)] = &[
 ///   which the UE queues the ACK/NACK) + the 2-subframe L1/L2 control latency of that
 ///   message (`mmwave-ue-phy.cc` `ReceiveLteDlHarqFeedback`); UE noise figure 5 dB (hard-set
 ///   in ns-3 v1), like the gNB.
-/// * `nr-fr2`: 1 DL + 1 UL control symbol per slot and one DMRS symbol (ns-3 mmWave ≥ 2020
-///   keeps 1+1 control symbols, reference §1.3), so TS 38.214 sees N_symb^sh = 12 with
+/// * `nr-fr2`: 1 DL + 1 UL control symbol per slot and one DMRS symbol ([NS3-MMW-HEAD]
+///   keeps 1+1 control symbols), so TS 38.214 sees N_symb^sh = 12 with
 ///   N_DMRS^PRB = 12 and N_oh = 0; OFDMA by RB (5G-LENA style) so that the TS 38.214
 ///   per-PRB formula applies directly; TDD pattern DDDSU (a common FR2 pattern, period 5
 ///   slots = 625 µs) with S counted as a full DL slot; 16 HARQ processes (the Rel-15
 ///   maximum, TS 38.331 `nrofHARQ-ProcessesForPDSCH`) and 4 transmissions; HARQ feedback
 ///   delay 100 µs decode + 2 slots L1/L2 = 350 µs, L1/L2 2 slots and UL delay 1 slot as in
-///   ns-3 mmWave (reference §8); 30 dBm at gNB and UE and 5 dB noise figures (ns3-mmwave
-///   defaults, reference §2); 8×8 gNB and 4×4 UE arrays as in 2017.
+///   ns-3 mmWave ([NS3-MMW-V1]); 30 dBm at gNB and UE and 5 dB noise figures ([NS3-MMW-V1],
+///   [NS3-MMW-HEAD] defaults); 8×8 gNB and 4×4 UE arrays as in 2017.
 /// * `lte-2ghz`: 20 MHz, 100 RB; 3 control symbols, 11 data symbols in both directions (for
 ///   the UL this is close to PUSCH's 14 − 2 DMRS − 1 SRS); MCS table = the ns-3 LTE-like
 ///   table (not TS 38.214 table 1) because ns-3 LTE's own AMC and MIESM curves use it, so its
-///   thresholds are the MIESM ones of §6.4(a); TBS see `tbs.rs`; OFDMA by RB; FDD; 8 HARQ
+///   thresholds are the MIESM ones (see `amc.rs`); TBS see `tbs.rs`; OFDMA by RB; FDD; 8 HARQ
 ///   processes, 4 transmissions, 8 ms HARQ RTT = 1 ms TB + 4 ms until the ACK/NACK sent in
 ///   subframe n+4 is known + 3 slots of L1/L2 (DCI decided 3 ms before the data);
 ///   UL: grant in n, PUSCH in n+4 → `l1l2_ctrl_slots` 3 + `ul_sched_delay_slots` 1;
@@ -486,7 +490,8 @@ mod tests {
     #[test]
     fn mmwave_2017_frame_matches_reference_section_1_1() {
         let n = preset("mmwave-2017").unwrap();
-        // §1.1: 24 symbols − 1 DL ctrl − 1 UL ctrl = 22 data symbols per 100 µs subframe.
+        // [NS3-MMW-V1] defaults: 24 symbols − 1 DL ctrl − 1 UL ctrl = 22 data symbols per
+        // 100 µs subframe.
         assert_eq!(n.data_symbols, 22);
         assert_eq!(n.units_per_slot, 22);
         assert_eq!(n.slot, SimTime::from_us(100));
@@ -503,7 +508,7 @@ mod tests {
     #[test]
     fn mmwave_2017_peak_rate_is_3_135_gbps() {
         let n = preset("mmwave-2017").unwrap();
-        // phy-ran.md §1.2, step by step:
+        // The peak rate from the [NS3-MMW-V1] defaults and TBS formula, step by step:
         // 1. data REs per symbol 48·72 − 864 = 2592
         // 2. data symbols 24 − 1 − 1 = 22 → 57,024 REs per subframe
         // 3. MCS 28: Qm 6, ECR 0.92 → 57,024 · 6 · 0.92 = 314,772.48 bits
@@ -526,7 +531,7 @@ mod tests {
         assert_eq!(n.data_symbols, 12);
         assert_eq!((n.rbs, n.units_per_slot), (264, 264));
         assert_eq!(n.max_mcs(), 28);
-        // TS 38.214 worked example (phy-ran.md §7.3 item 5): 264 PRB, 12 symbols incl. one
+        // [TS38214 §5.1.3.2] worked by hand: 264 PRB, 12 symbols incl. one
         // DMRS symbol, MCS 28 → 192,624 bits = 24,078 bytes per slot.
         assert_eq!(n.tbs_bytes(28, 264), 24_078);
         // 192,624 bit / 125 µs = 1,540,992,000 bit/s.

@@ -2,14 +2,14 @@
 //!
 //! Three rules ([`TbsRule`]):
 //!
-//! * **`Ns3Mmwave2017`** — ns-3 mmWave v1.x `MmWaveAmc::GetTbSizeFromMcsSymbols` (reference
-//!   `phy-ran.md` §1.2, §7.1): `TB = trunc(REs·Qm·ECR − 24)`; if `TB > 6144`, another 24 CRC
-//!   bits per code block, `C = ceil(TB/6144)`, are removed. The MAC then uses `TB div 8`
+//! * **`Ns3Mmwave2017`** — ns-3 mmWave v1.x `MmWaveAmc::GetTbSizeFromMcsSymbols`
+//!   ([NS3-MMW-V1] `mmwave-amc.cc`): `TB = trunc(REs·Qm·ECR − 24)`; if `TB > 6144`, another
+//!   24 CRC bits per code block, `C = ceil(TB/6144)`, are removed. The MAC then uses `TB div 8`
 //!   bytes. The floating-point operations are done in ns-3's order, `(REs·Qm)·ECR`, so the
 //!   results agree bit for bit with ns-3 (checked for every MCS and 1…24 symbols against
-//!   exact rational arithmetic when this was written; a test checks the reference's TB
-//!   sizes for 1 and 22 symbols).
-//! * **`Ts38214`** — TS 38.214 §5.1.3.2 exactly (reference §7.3): N′_RE = 12·N_symb^sh −
+//!   exact rational arithmetic when this was written; a test checks the TB sizes worked
+//!   out by hand for 1 and 22 symbols).
+//! * **`Ts38214`** — [TS38214 §5.1.3.2] exactly: N′_RE = 12·N_symb^sh −
 //!   N_DMRS^PRB − N_oh^PRB, N_RE = min(156, N′_RE)·n_PRB, N_info = N_RE·R·Qm·v, then the
 //!   quantisation and either the small-TBS table (N_info ≤ 3824) or the LDPC-segmentation
 //!   formula. All arithmetic is done in integers on N_info·2048 (R = x/1024 with x a
@@ -18,8 +18,8 @@
 //!   arithmetic (CRC 24 bits per TB and per 6144-bit code block) applied to LTE's data REs,
 //!   12 subcarriers × 11 data symbols − 12 CRS REs (2 antenna ports, outside the control
 //!   region) = 120 REs per RB per TTI. With the LTE-like MCS table this gives 65,952 bits at
-//!   MCS 28 over 100 RB, about 12 % below the 75,376 bits of TS 36.213 Table 7.1.7.2.1-1 (I_TBS 26;
-//!   not in our reference), whose values do not shrink with the control region; ours is what 3 control symbols actually
+//!   MCS 28 over 100 RB, about 12 % below the 75,376 bits of [TS36213 Table 7.1.7.2.1-1] (I_TBS 26),
+//!   whose values do not shrink with the control region; ours is what 3 control symbols actually
 //!   leave at code rate 0.92.
 //!
 //! What an allocation of `units` means ([`Allocation`]):
@@ -28,8 +28,8 @@
 //! * `ResourceBlocks`: `units` RBs over all `data_symbols` symbols.
 //!
 //! Simplifications: one spatial layer; no TB size cap (ns-3's 0x7FFF-byte cap is not
-//! enforced by its scheduler either, §1.2); NR N_oh^PRB = 0 (the `nrTBS`/TS 38.214 default
-//! when `xOverhead` is not configured).
+//! enforced by its scheduler either: the check is commented out in [NS3-MMW-V1]); NR
+//! N_oh^PRB = 0 (the `nrTBS`/TS 38.214 default when `xOverhead` is not configured).
 
 use super::mcs;
 use super::numerology::{Allocation, Numerology, TbsRule};
@@ -188,7 +188,7 @@ mod tests {
     #[test]
     fn mmwave_2017_mcs28_full_subframe_is_313500_bits() {
         let n = preset("mmwave-2017").unwrap();
-        // §1.2: 2592·22·6·0.92 = 314,772.48; −24 → 314,748; C = ceil(314,748/6144) = 52;
+        // [NS3-MMW-V1] formula: 2592·22·6·0.92 = 314,772.48; −24 → 314,748; C = ceil(314,748/6144) = 52;
         // −52·24 = −1,248 → 313,500 bits; /8 → 39,187 bytes.
         assert_eq!(tb_bits(&n, 28, 22), 313_500);
         assert_eq!(tb_bytes(&n, 28, 22), 39_187);

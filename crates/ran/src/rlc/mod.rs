@@ -209,7 +209,7 @@ pub enum RlcMode {
 }
 
 /// Configuration of an RLC entity. [`Default`] is the ns-3 mmWave fork's AM defaults
-/// (phy-ran.md §9).
+/// ([NS3-MMW-V1] `lte-rlc-am.cc` attributes).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RlcConfig {
     /// AM or UM.
@@ -240,7 +240,7 @@ impl Default for RlcConfig {
     fn default() -> Self {
         RlcConfig {
             mode: RlcMode::Am,
-            // ns-3 mmWave fork `LteRlcAm::MaxTxBufferSize` = 1024·1024 (phy-ran.md §9).
+            // ns-3 mmWave fork `LteRlcAm::MaxTxBufferSize` = 1024·1024 ([NS3-MMW-V1]).
             max_tx_buffer_bytes: 1024 * 1024,
             t_poll_retransmit: SimTime::from_ms(20),
             t_reordering: SimTime::from_ms(10),

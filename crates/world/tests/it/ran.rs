@@ -1,5 +1,7 @@
-//! The radio access network end to end (issue 10a, b, d, e, f, g): whole runs compared with
-//! numbers worked out from the 2017 frame's definition (phy-ran.md §1.2, §3.1, §6.4).
+//! The radio access network end to end: whole runs compared with numbers worked out by hand
+//! from the 2017 frame's definition ([NS3-MMW-V1] defaults and TBS formula), the NYU path
+//! loss ([AKDENIZ-2014] as ns-3 has it) and the computed 10 % MCS thresholds that
+//! `crates/ran/src/phy/amc.rs` documents.
 //!
 //! Common setup: one gNB at (0, 0, 10 m), a core node 1 ms away, a server 10 ms behind it
 //! (the X-TCP paper's core network); 2017 preset (22 data symbols of 2592 data REs per
@@ -8,8 +10,8 @@
 
 use super::common::*;
 
-/// Transport block of the 2017 frame at `mcs` over all 22 data symbols, bytes (phy-ran.md
-/// §6.4(a), "TB bytes (22 sym)" column).
+/// Transport block of the 2017 frame at `mcs` over all 22 data symbols, bytes (the
+/// [NS3-MMW-V1] TBS formula, worked out by hand).
 fn tb_22_bytes(mcs: u8) -> f64 {
     match mcs {
         2 => 1556.0,
@@ -22,9 +24,9 @@ fn tb_22_bytes(mcs: u8) -> f64 {
     }
 }
 
-/// 10a: at very high SINR a saturating downlink UDP flow gets the preset's peak rate.
+/// At very high SINR a saturating downlink UDP flow gets the preset's peak rate.
 ///
-/// Arithmetic (phy-ran.md §1.2): 2592 REs × 22 symbols × Qm 6 × ECR 0.92 = 314,772 bits;
+/// Arithmetic ([NS3-MMW-V1] formula): 2592 REs × 22 symbols × Qm 6 × ECR 0.92 = 314,772 bits;
 /// −24 TB CRC → 314,748; 52 code blocks → −52·24 → 313,500 bits = 39,187 bytes per 100 µs
 /// = 3.135 Gbit/s of transport blocks. The UE is 10 m from the gNB's foot: d3D = 13.45 m,
 /// PL = 61.4 + 20·log10(13.45) = 84.0 dB, SNR = 109 − 84.0 + 30.1 = 55 dB ≫ 20.09 dB (MCS 28).
@@ -63,8 +65,9 @@ app = { kind = "cbr", rate = "4Gbps" }
     assert!((good - expect).abs() / expect < 0.02, "{good} vs {expect}");
 }
 
-/// 10b: saturated throughput against distance, behind a wall (NLOS): monotone, and at each
-/// distance the MCS the §6.4(a) downlink thresholds give for SNR = 67.1 − 29.2·log10(d3D)
+/// Saturated throughput against distance, behind a wall (NLOS): monotone, and at each
+/// distance the MCS the 2017 downlink thresholds (after CQI quantisation) give for
+/// SNR = 67.1 − 29.2·log10(d3D)
 /// (NYU 28 GHz NLOS: α 72.0, β 2.92).
 ///
 /// The distances put every SNR at least 1.1 dB above its MCS threshold, where the block
@@ -73,7 +76,7 @@ app = { kind = "cbr", rate = "4Gbps" }
 /// 1 s run (server 10 ms + core 1 ms), so the cell carries TB rate × 0.989.
 #[test]
 fn throughput_follows_the_mcs_thresholds_over_distance() {
-    // Downlink scheduled MCS steps (§6.4(a)): (threshold dB, MCS).
+    // Downlink scheduled MCS steps (2017, after CQI quantisation): (threshold dB, MCS).
     let steps = [
         (-7.23, 0u8),
         (-5.83, 2),
@@ -152,7 +155,7 @@ app = {{ kind = "cbr", rate = "4Gbps" }}
     }
 }
 
-/// 10d: a full RLC buffer drops and counts; every datagram is delivered or counted as a
+/// A full RLC buffer drops and counts; every datagram is delivered or counted as a
 /// buffer drop (the flow stops early so the buffers drain before the end).
 #[test]
 fn a_full_rlc_buffer_drops_and_counts() {
@@ -186,7 +189,7 @@ app = { kind = "cbr", rate = "5Gbps" }
     );
 }
 
-/// 10e: a UE walking past a building sees LOS → NLOS → LOS when geometry says so.
+/// A UE walking past a building sees LOS → NLOS → LOS when geometry says so.
 ///
 /// gNB at (0, 0, 10); building footprint x ∈ [−5, 5], y ∈ [10, 20], 30 m tall (above both
 /// antennas, so only the footprint matters); UE on y = 30 from x = −40 at 5 m/s. The
@@ -237,7 +240,7 @@ app = { kind = "cbr", rate = "1Mbps" }
     );
 }
 
-/// 10f: bufferbloat. An uplink CUBIC flow in LOS with a 10 MB RLC buffer fills it: its RTT
+/// Bufferbloat. An uplink CUBIC flow in LOS with a 10 MB RLC buffer fills it: its RTT
 /// rises far above the minimum (a full 10 MB at ≈3 Gbit/s is ≈27 ms of queue). A UDP flow
 /// at 80 % of capacity leaves the buffer nearly empty and its one-way delay at the minimum.
 #[test]
@@ -282,7 +285,7 @@ fn tcp_bloats_the_rlc_buffer_while_udp_at_80_percent_does_not() {
     assert!(rlc < 200e3, "RLC buffer mean {rlc} B");
 }
 
-/// 10g: uplink and downlink flows of one UE run at once; together they stay within the
+/// Uplink and downlink flows of one UE run at once; together they stay within the
 /// cell's 3.135 Gbit/s and each gets its rate when the sum fits.
 #[test]
 fn uplink_and_downlink_share_only_the_radio() {
