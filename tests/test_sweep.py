@@ -108,7 +108,8 @@ def write(tmp_path: Path, sweep_text: str, name: str = "sweep.toml") -> Path:
 
 
 def run_id_by_definition(base: Path, overrides: list[str], seed: int) -> str:
-    """notes/sweep_layout.md: first 16 hex digits of sha256 over the canonical JSON (sorted
+    """The run id as ``mmtsim.sweep`` defines it (module doc, "Run identity and the output
+    folder"): first 16 hex digits of sha256 over the canonical JSON (sorted
     keys) of {scenario: mmtsim.validate(base, overrides), seed, version}."""
     doc = {"scenario": mmtsim.validate(base, overrides), "seed": seed,
            "version": mmtsim.__version__}

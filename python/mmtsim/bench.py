@@ -7,15 +7,16 @@ resident set, Python interpreter included).
 
 Benchmarks come in groups (:data:`GROUPS`, ``mmtsim bench --group NAME``):
 
-* ``foundation`` — the wired benchmarks of the foundation issue;
+* ``foundation`` — the wired benchmarks: CUBIC and NewReno on a 1 Gbit/s path, four flows
+  through CoDel at 100 Mbit/s;
 * ``cc`` — one run per congestion-control algorithm on the same path: ``<algo>-1g-60s``
   (the path of ``cubic-1g-60s``) for every algorithm that runs without a radio, and
   ``xtcp-ran-1ue-ul-25s`` for X-TCP, which reads the UE's radio view and so needs a UE;
-* ``ran`` — the radio benchmarks of the RAN issue.
+* ``ran`` — the radio benchmarks: every benchmark with a gNB and UEs.
 
 A benchmark may name a *baseline*: the same path with NewReno (``newreno-1g-60s``, or
 ``newreno-ran-1ue-ul-25s`` for X-TCP). When both are in one run, the result carries
-``speed_vs_baseline`` = its ``sim_s_per_wall_s`` / the baseline's (the issue's rule: no
+``speed_vs_baseline`` = its ``sim_s_per_wall_s`` / the baseline's (the project's target: no
 algorithm more than 2× slower than NewReno, i.e. ratio ≥ 0.5). Speed is measured, never
 asserted in tests: a loaded machine changes it.
 

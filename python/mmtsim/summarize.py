@@ -2,11 +2,11 @@
 per group, Jain's fairness index, and the 2-σ (RTT, throughput) ellipses.
 
 Input: the folder ``mmtsim sweep`` writes (``sweep.json``, ``runs/<run_id>/``,
-``failed/<run_id>.json``; the layout is described in the project notes
-"sweep_layout.md"). ``sweep.json`` lists the runs of the sweep; a listed run counts when its
-folder ``runs/<run_id>/`` holds ``params.json`` and ``summary.json``. Runs listed in
-``failed/`` and runs not finished yet ("missing") are listed in the output and left out of
-every statistic. Run folders that ``sweep.json`` does not list (left over from an earlier
+``failed/<run_id>.json``; the layout is described in the module doc of ``sweep.py``,
+"Run identity and the output folder"). ``sweep.json`` lists the runs of the sweep; a listed
+run counts when its folder ``runs/<run_id>/`` holds ``params.json`` and ``summary.json``.
+Runs listed in ``failed/`` and runs not finished yet ("missing") are listed in the output
+and left out of every statistic. Run folders that ``sweep.json`` does not list (left over from an earlier
 sweep file written into the same folder) are ignored. A ``sweep.json`` without a ``runs``
 list falls back to the ``params.json`` files found under ``runs/``.
 

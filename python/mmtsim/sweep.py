@@ -2,7 +2,7 @@
 
 ``mmtsim sweep SWEEP --out DIR [--workers N] [--dask ADDRESS]`` and :func:`sweep` expand a
 sweep file into runs, check every one of them before running any, and write each finished
-run into ``DIR/runs/<run_id>/`` (layout: below, and ``notes/sweep_layout.md``).
+run into ``DIR/runs/<run_id>/`` (layout: below, "Run identity and the output folder").
 
 The sweep file (TOML)
 ---------------------
