@@ -1,4 +1,4 @@
-"""Issue 3, item 9: every new [ran] key is validated like the foundation's: a bad value gives
+"""Every [ran] key is validated like the foundation's: a bad value gives
 one clear message naming the file and the key path, exit code 2, and nothing is written."""
 
 from __future__ import annotations

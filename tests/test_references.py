@@ -26,14 +26,6 @@ SKIP_PARTS = {".venv", "target", ".git", "node_modules", "__pycache__"}
 #: ``.md`` names that are written by the program, not files of the repository.
 GENERATED_MD = {"results.md"}  # the kernel harness's table (python/mmtsim/kernel)
 
-#: Files that still carry tracker ids and belong to other work in progress; each entry must
-#: still offend (so the list only shrinks). Remove an entry when its file is cleaned.
-PENDING_ISSUE_IDS = {
-    "crates/world/tests/it/xtcp.rs",
-    "crates/world/tests/it/rwnd.rs",
-    "tests/test_ran_inputs.py",
-}
-
 # A key: capitals and digits, words joined by hyphens, at least one digit or hyphen
 # (TS38214, NS3-MMW-V1, SEED000, LINUX-UNDO), so that [DL] or [TBS] are not keys.
 KEY = r"[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*"
@@ -140,17 +132,10 @@ def test_no_tracker_or_issue_ids():
     found = []
     for f in FILES:
         rel = _rel(f)
-        if rel in PENDING_ISSUE_IDS or rel == "tests/test_references.py":
+        if rel == "tests/test_references.py":
             continue
         found += [f"{rel}:{n}: {m.group(0)!r}" for n, m in _hits(ISSUE_ID, f)]
     assert not found, "tracker or issue ids in the project's files:\n" + "\n".join(found)
-
-
-@pytest.mark.parametrize("rel", sorted(PENDING_ISSUE_IDS))
-def test_pending_files_still_need_cleaning(rel):
-    path = ROOT / rel
-    if not path.is_file() or not any(True for _ in _hits(ISSUE_ID, path)):
-        pytest.fail(f"{rel} no longer has issue ids: remove it from PENDING_ISSUE_IDS")
 
 
 @pytest.mark.parametrize("line, ok", [

@@ -1,4 +1,4 @@
-//! Issue 4, item 3: the receive-window controller of a downlink TCP flow to a UE.
+//! The receive-window controller of a downlink TCP flow to a UE.
 //!
 //! One static UE at a constant 30 dB (SINR trace), 2017 preset, 10 MB RLC buffers,
 //! downlink CUBIC from a server 11 ms away (RTT ≈ 22.8 ms). Without the controller CUBIC

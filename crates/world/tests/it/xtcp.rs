@@ -1,4 +1,4 @@
-//! Issue 4, 6d: X-TCP on a radio link of constant quality (a constant SINR trace).
+//! X-TCP on a radio link of constant quality (a constant SINR trace).
 //!
 //! One static UE, 2017 preset, uplink bulk TCP to a server 11 ms away (RTT ≈ 22.6 ms).
 
@@ -94,7 +94,7 @@ fn xtcp_from_a_wired_host_fails_validation() {
     );
 }
 
-/// Issue 12 regression: the shipped NR FR2 example with X-TCP on the walking UE's uplink
+/// Regression: the shipped NR FR2 example with X-TCP on the walking UE's uplink
 /// (1.5 MB RLC buffers, fixed TDD DDDSU). It used to stall for good: X-TCP rated the uplink
 /// at its rate during an uplink slot (5× what DDDSU's uplink carries), its first window
 /// (≈ 7.6 MB) overflowed the RLC buffer, and the ≈ 4400 refused packets had already taken
