@@ -46,19 +46,29 @@ TCP_INFO_FIELDS = (
     ("sacked", 28, "I"),
     ("lost", 32, "I"),
     ("retrans", 36, "I"),
+    ("reordering", 88, "I"),       # the sender's reordering degree, segments
     ("rtt_us", 68, "I"),           # smoothed RTT (srtt)
     ("rttvar_us", 72, "I"),
     ("snd_ssthresh", 76, "I"),     # segments; >= 0x7fffffff while infinite
     ("snd_cwnd", 80, "I"),         # segments
     ("total_retrans", 100, "I"),
+    ("pacing_rate", 104, "Q"),     # bytes/s
+    ("segs_out", 136, "I"),        # every segment sent, pure ACKs included
+    ("min_rtt_us", 148, "I"),
+    ("delivery_rate", 160, "Q"),   # bytes/s, the latest rate sample
     ("bytes_acked", 120, "Q"),
     ("delivered", 192, "I"),
     ("bytes_retrans", 208, "Q"),
     ("dsack_dups", 216, "I"),
+    ("reord_seen", 220, "I"),
 )
 #: Linux >= 6.7: tcpi_total_rto (u16), tcpi_total_rto_recoveries (u16), tcpi_total_rto_time.
 RTO_FIELDS = (("total_rto", 240, "H"), ("total_rto_recoveries", 242, "H"), ("total_rto_time_ms", 244, "I"))
 TCP_INFO_BUF = 512
+TCP_CC_INFO = 26
+#: struct tcp_bbr_info (include/uapi/linux/inet_diag.h): bandwidth in bytes/s as two u32
+#: halves, min RTT µs, gains in 1/256.
+BBR_INFO = struct.Struct("=IIIII")
 
 
 def parse_tcp_info(raw: bytes) -> dict:
@@ -86,6 +96,14 @@ def send(args) -> int:
                 break
             row = parse_tcp_info(raw)
             row["t_ns"] = time.monotonic_ns()
+            if args.cc == "bbr":
+                try:
+                    lo, hi, mrtt, pg, cg = BBR_INFO.unpack_from(
+                        s.getsockopt(socket.IPPROTO_TCP, TCP_CC_INFO, BBR_INFO.size))
+                    row.update(bbr_bw=(hi << 32) | lo, bbr_min_rtt_us=mrtt, bbr_pacing_gain=pg,
+                               bbr_cwnd_gain=cg)
+                except (OSError, struct.error):
+                    pass
             samples.append(row)
             next_t += SAMPLE_INTERVAL_S
             time.sleep(max(0.0, next_t - time.monotonic()))
@@ -147,8 +165,13 @@ def recv(args) -> int:
             last_ns = now
     t_ns.append(time.monotonic_ns())
     cum.append(total)
+    # The receiver's own counters (segs_out = the ACKs it sent); a reset socket keeps them.
+    try:
+        final = parse_tcp_info(conn.getsockopt(socket.IPPROTO_TCP, TCP_INFO, TCP_INFO_BUF))
+    except OSError:
+        final = {}
     with open(args.out, "w") as f:
-        json.dump({"t_ns": t_ns, "cum_bytes": cum}, f)
+        json.dump({"t_ns": t_ns, "cum_bytes": cum, "final": final}, f)
     return 0
 
 

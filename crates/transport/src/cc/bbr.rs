@@ -44,11 +44,15 @@
 //! LT loss test `lost << 8 ≥ 50·delivered`, LT bandwidth over whole milliseconds.
 //!
 //! # Deviations and simplifications
-//! - **No TSO**: this stack sends one segment per transmission, so `bbr_tso_segs_goal` is 1
-//!   (the value Linux computes when one pacing-shift interval, ~1 ms, carries less than a
-//!   segment). The quantisation budget is therefore cwnd + 3 segments (one in the sending
-//!   qdisc, one in the NIC, one in the receiver's ACK engine, in Linux's words), rounded up
-//!   to an even number, + 2 in PROBE_BW phase 0 — Linux's arithmetic with that goal.
+//! - **Bursts**: Linux sends a paced flow in TSO/GSO bursts of `bbr_tso_segs_goal`
+//!   segments (~1 ms of the pacing rate, at least 2 above 1.2 Mbit/s; e.g. 8 at 96 Mbit/s).
+//!   The goal is computed from the pacing rate alone, so it applies with software GSO too
+//!   (the kernel harness's TUN devices), and BBR budgets for it: the quantisation budget
+//!   is cwnd + 3 bursts (one in the sending qdisc, one in the NIC, one in the receiver's
+//!   ACK engine, in Linux's words), rounded up to an even number, + 2 in PROBE_BW phase 0,
+//!   and the 5/4 phase counts one burst as about to leave. Both use Linux's goal here; the
+//!   sender still emits one segment per pacing slot, so the bursts themselves (up to
+//!   `goal` back-to-back packets every `goal` slots) are not reproduced.
 //! - **Random start phase**: the transport crate has no RNG of its own, so the draw
 //!   `get_random_u32_below(7)` is replaced by a SplitMix64 sequence seeded from
 //!   [`BbrParams::seed`] mixed with the time `init` is called (so flows created at
@@ -140,8 +144,16 @@ const ACK_EPOCH_ACKED_RESET_THRESH: u32 = 1 << 20;
 const EXTRA_ACKED_MAX_US: u64 = 100_000;
 /// Linux `TCP_INIT_CWND`.
 const TCP_INIT_CWND: u32 = 10;
-/// Segments per transmission: `bbr_tso_segs_goal` of a stack without TSO (module docs).
-const TSO_SEGS_GOAL: u32 = 1;
+/// `sk_pacing_shift`: a TSO/GSO burst may hold 2^-10 s (~1 ms) of the pacing rate.
+const PACING_SHIFT: u32 = 10;
+/// Below this pacing rate a burst is one segment, above it at least two
+/// (`bbr_min_tso_rate` = 1.2 Mbit/s, compared in bytes/s).
+const MIN_TSO_RATE_BYTES: u64 = 1_200_000 / 8;
+/// Largest GSO burst in bytes: `GSO_LEGACY_MAX_SIZE` − 1 − `MAX_TCP_HEADER` (64 KiB less
+/// 320 B of header room on x86-64).
+const GSO_MAX_BURST_BYTES: u64 = 65_536 - 1 - 320;
+/// Most segments in a burst (`bbr_tso_segs_goal` caps at 0x7F).
+const TSO_SEGS_MAX: u32 = 0x7F;
 
 /// Parameters. Linux's `tcp_bbr.c` has no module parameters: every constant is fixed, and
 /// so it is here; only the seed of the start-phase draw is chosen by the caller.
@@ -549,9 +561,21 @@ impl Bbr {
             .min(u32::MAX as u128) as u32
     }
 
-    /// `bbr_quantization_budget` with the no-TSO goal of 1 segment (module docs).
+    /// `bbr_tso_segs_goal`: segments per TSO/GSO burst, ~1 ms of the pacing rate
+    /// (`pacing_rate >> sk_pacing_shift`), at least `bbr_min_tso_segs`. Linux computes it
+    /// from the pacing rate alone, "ignoring driver provided sk_gso_max_size", so it is
+    /// the same on every device, software GSO included (module docs).
+    fn tso_segs_goal(&self) -> u32 {
+        let min_segs = if self.pacing_rate_bytes < MIN_TSO_RATE_BYTES { 1 } else { 2 };
+        let bytes = (self.pacing_rate_bytes >> PACING_SHIFT).min(GSO_MAX_BURST_BYTES);
+        let segs = (bytes / self.mss.max(1) as u64).max(min_segs);
+        (segs as u32).min(TSO_SEGS_MAX)
+    }
+
+    /// `bbr_quantization_budget`: room for three bursts (one in the qdisc, one in the
+    /// device, one at the receiver), rounded to even, + 2 in the 5/4 phase.
     fn quantization_budget(&self, cwnd: u32) -> u32 {
-        let mut cwnd = cwnd.saturating_add(3 * TSO_SEGS_GOAL);
+        let mut cwnd = cwnd.saturating_add(3 * self.tso_segs_goal());
         // Round up to even, so that delayed ACKs (one per two segments) keep flowing.
         cwnd = cwnd.saturating_add(1) & !1;
         // Let the 5/4 phase get in-flight above BDP even when the BDP is tiny.
@@ -573,7 +597,7 @@ impl Bbr {
         let interval_delivered = (self.bw() as u64 * interval_us) >> BW_SCALE;
         let mut inflight_at_edt = inflight_now as u64;
         if self.pacing_gain > BBR_UNIT {
-            inflight_at_edt += TSO_SEGS_GOAL as u64;
+            inflight_at_edt += self.tso_segs_goal() as u64;
         }
         inflight_at_edt.saturating_sub(interval_delivered)
     }
@@ -1104,6 +1128,9 @@ mod tests {
     //! A "round of d" is d one-segment ACKs spaced RTprop/d apart, each carrying a
     //! delivery-rate sample of d segments over RTprop, so BtlBw = d·2^24/2^14 = 1024·d in
     //! Linux units and the BDP is exactly d segments: bdp(bw, gain) = ceil(d·gain/256).
+    //! Every pacing rate on this path is between 150 000 B/s and 2 MB/s, so a burst
+    //! (`tso_segs_goal`) is 2 segments: ~1 ms of the rate is under 2 segments, and the rate
+    //! is above `bbr_min_tso_rate`. The quantisation budget is therefore + 3·2 = 6.
     use super::*;
     use crate::cc::{CcParams, Controller};
     use crate::tcp::rate::RateSample;
@@ -1214,7 +1241,7 @@ mod tests {
         /// STARTUP at 16 segments per RTprop until PROBE_BW. Round starts fall on ACKs
         /// 1, 17, 33, 49 (a sample of 16 has prior_delivered = n − 16 ≥ the previous
         /// round's start): the first sets full_bw, the next three count "no 25 % growth",
-        /// so ACK 49 fills the pipe; in-flight 16 ≤ inflight(bw, 1) = 16 + 3 → 20 ends
+        /// so ACK 49 fills the pipe; in-flight 16 ≤ inflight(bw, 1) = 16 + 6 = 22 ends
         /// DRAIN on the same ACK. Returns right at the PROBE_BW entry (t = 49·1024 µs).
         fn to_probe_bw(seed: u64) -> Path {
             let mut p = Path::new(seed);
@@ -1231,12 +1258,12 @@ mod tests {
     /// PROBE_BW cwnd target at bw 16384 (BDP 16) with the one-segment ACK-aggregation
     /// allowance these evenly spaced ACKs earn (each ACK comes exactly when the epoch
     /// expects one, so the epoch restarts and extra_acked = the ACK's 1 segment):
-    /// 2·16 + 1 + 3 = 36 (even), + 2 in phase 0 = 38.
+    /// 2·16 + 1 + 6 = 39 → 40 (even), + 2 in phase 0 = 42.
     fn probe_bw_target(b: &Bbr) -> u32 {
         if b.cycle_idx() == 0 {
-            38
+            42
         } else {
-            36
+            40
         }
     }
 
@@ -1335,8 +1362,8 @@ mod tests {
         });
         assert!(p.b.full_bw_reached());
         assert_eq!(p.b.mode(), BbrMode::Drain);
-        // DRAIN sets ssthresh = inflight(bw, 1) = 16 + 3 → 20.
-        assert_eq!(p.w.ssthresh, 20);
+        // DRAIN sets ssthresh = inflight(bw, 1) = 16 + 6 = 22.
+        assert_eq!(p.w.ssthresh, 22);
         assert_eq!(
             (p.b.pacing_gain(), p.b.cwnd_gain()),
             (DRAIN_GAIN, HIGH_GAIN)
@@ -1344,17 +1371,17 @@ mod tests {
         // Full pipe: the rate may now fall, to 16384·1000·88 >> 8 = 5 632 000;
         // ·990 000 >> 24 = 332 336 B/s.
         assert_eq!(p.b.pacing_rate(), Some(Rate::bps(332_336 * 8)));
-        // 21 in flight > 20: still draining.
+        // 23 in flight > 22: still draining.
         p.ack(Ack {
-            in_flight: 21,
+            in_flight: 23,
             ..Ack::default()
         });
         assert_eq!(p.b.mode(), BbrMode::Drain);
-        // Still 21 in flight, but pacing holds the next segment 1024 µs, during which
-        // bw·1024 µs >> 24 = 16384·1024 >> 24 = 1 segment leaves: 20 in the network at
+        // Still 23 in flight, but pacing holds the next segment 1024 µs, during which
+        // bw·1024 µs >> 24 = 16384·1024 >> 24 = 1 segment leaves: 22 in the network at
         // the departure time → PROBE_BW.
         p.ack(Ack {
-            in_flight: 21,
+            in_flight: 23,
             edt_us: 1024,
             ..Ack::default()
         });
@@ -1362,10 +1389,10 @@ mod tests {
         assert_ne!(p.b.cycle_idx(), 1, "never starts in the 3/4 phase");
         assert_eq!(p.b.cwnd_gain(), CWND_GAIN);
         // cwnd snaps from the STARTUP target (50) down to the PROBE_BW one:
-        // 2·16 + extra_acked + 3, rounded up to even, + 2 in phase 0. (Here the ACKs came
+        // 2·16 + extra_acked + 6, rounded up to even, + 2 in phase 0. (Here the ACKs came
         // faster than the lower early samples said, which counts as ACK aggregation.)
         let phase0 = if p.b.cycle_idx() == 0 { 2 } else { 0 };
-        let expected = ((32 + p.b.extra_acked() + 3 + 1) & !1) + phase0;
+        let expected = ((32 + p.b.extra_acked() + 6 + 1) & !1) + phase0;
         assert!(p.b.extra_acked() > 1);
         assert_eq!(p.w.cwnd, expected);
         assert!(expected < 50);
@@ -1415,37 +1442,37 @@ mod tests {
         }
         // Phase 0, gain 5/4: cwnd gets the +2, and the phase outlasts min_rtt until the
         // packets in flight at the departure time reach inflight(bw, 5/4) =
-        // ceil(16·320/256) + 3 = 23 → 24, + 2 = 26. At gain > 1 the departing segment
-        // counts: prior_in_flight 24 → 25 < 26.
+        // ceil(16·320/256) + 6 = 26 (even), + 2 = 28. At gain > 1 the departing burst of
+        // 2 segments counts: prior_in_flight 25 → 27 < 28.
         assert_eq!(p.b.pacing_gain(), 320);
         for _ in 0..40 {
             p.ack(Ack {
-                prior_in_flight: Some(24),
+                prior_in_flight: Some(25),
                 ..Ack::default()
             });
             assert_eq!(p.b.cycle_idx(), 0);
-            assert_eq!(p.w.cwnd, 38);
+            assert_eq!(p.w.cwnd, 42);
         }
         // 16384·1000·320 >> 8 = 20 480 000; ·990 000 >> 24 = 1 208 496 B/s.
         assert_eq!(p.b.pacing_rate(), Some(Rate::bps(1_208_496 * 8)));
-        // prior_in_flight 25 → 26 ≥ 26: next phase.
+        // prior_in_flight 26 → 28 ≥ 28: next phase.
         p.ack(Ack {
-            prior_in_flight: Some(25),
+            prior_in_flight: Some(26),
             ..Ack::default()
         });
         assert_eq!(p.b.cycle_idx(), 1);
-        assert_eq!(p.w.cwnd, 36);
-        // Phase 1, gain 3/4, ends early once in-flight ≤ inflight(bw, 1) = 16 + 3 → 20
-        // (a gain below 1 does not count the departing segment): 21 stays, 20 ends it,
+        assert_eq!(p.w.cwnd, 40);
+        // Phase 1, gain 3/4, ends early once in-flight ≤ inflight(bw, 1) = 16 + 6 = 22
+        // (a gain below 1 does not count the departing segment): 23 stays, 22 ends it,
         // only two ACKs (2048 µs) into the phase.
         p.ack(Ack {
-            prior_in_flight: Some(21),
+            prior_in_flight: Some(23),
             ..Ack::default()
         });
         assert_eq!(p.b.cycle_idx(), 1);
         assert_eq!(p.b.pacing_gain(), 192);
         p.ack(Ack {
-            prior_in_flight: Some(20),
+            prior_in_flight: Some(22),
             ..Ack::default()
         });
         assert_eq!(p.b.cycle_idx(), 2);
@@ -1552,9 +1579,9 @@ mod tests {
         let mut p = Path::to_probe_bw(11);
         let target = probe_bw_target(&p.b);
         assert_eq!(p.w.cwnd, target);
-        // Entering recovery: ssthresh stays (20, set by DRAIN); cwnd is saved.
+        // Entering recovery: ssthresh stays (22, set by DRAIN); cwnd is saved.
         let ss = p.b.ssthresh(&p.w);
-        assert_eq!(ss, 20);
+        assert_eq!(ss, 22);
         assert_eq!(p.b.prior_cwnd, target);
         p.b.set_state(&mut p.w, CaState::Recovery);
         // First ACK in recovery: 2 lost, 1 delivered, 30 left in flight. Losses come off
@@ -1587,7 +1614,7 @@ mod tests {
         p.b.set_state(&mut p.w, CaState::Open);
         p.ack(Ack::default());
         assert_eq!(p.w.cwnd, target);
-        assert_eq!(p.w.ssthresh, 20, "BBR never cuts ssthresh on loss");
+        assert_eq!(p.w.ssthresh, 22, "BBR never cuts ssthresh on loss");
     }
 
     #[test]
@@ -1613,10 +1640,10 @@ mod tests {
         assert_eq!(metric(&c, "mode"), 2.0, "PROBE_BW");
         assert!(c.owns_window());
         let target = probe_bw_target(&Path::to_probe_bw(11).b);
-        assert_eq!((c.cwnd(), c.ssthresh()), (target, 20));
+        assert_eq!((c.cwnd(), c.ssthresh()), (target, 22));
         // RTO with nothing left in flight: ssthresh() only saves cwnd; cwnd = 0 + 1.
         c.on_rto(clock.0, 0, 50, 100);
-        assert_eq!((c.cwnd(), c.ssthresh()), (1, 20));
+        assert_eq!((c.cwnd(), c.ssthresh()), (1, 22));
         assert_eq!(metric(&c, "prior_cwnd"), target as f64);
         // In Loss, cwnd grows by what each ACK delivers (full pipe: min(cwnd + acked,
         // target)), and never below 4 — no cong_avoid, no PRR: 1 → max(2, 4) = 4, 5, 6.
@@ -1640,7 +1667,7 @@ mod tests {
         assert_eq!(c.cwnd(), target);
         // No slow start after idle either (Linux skips it with cong_control).
         c.restart_after_idle(SimTime::from_secs(5), SimTime::from_secs(1), 10);
-        assert_eq!((c.cwnd(), c.ssthresh()), (target, 20));
+        assert_eq!((c.cwnd(), c.ssthresh()), (target, 22));
     }
 
     #[test]
@@ -1713,14 +1740,36 @@ mod tests {
     }
 
     #[test]
+    fn burst_goal_is_a_millisecond_of_the_pacing_rate() {
+        let mut b = Bbr::new(BbrParams { seed: 0 });
+        b.mss = 1448;
+        let goal = |b: &mut Bbr, rate: u64| {
+            b.pacing_rate_bytes = rate;
+            b.tso_segs_goal()
+        };
+        // 96 Mbit/s of payload = 12 000 000 B/s: >> 10 = 11 718 B = 8 segments of 1448.
+        assert_eq!(goal(&mut b, 12_000_000), 8);
+        // 1 MB/s: 976 B is no whole segment; above 150 000 B/s (1.2 Mbit/s) at least 2.
+        assert_eq!(goal(&mut b, 1_000_000), 2);
+        // Below 1.2 Mbit/s one segment.
+        assert_eq!(goal(&mut b, 149_999), 1);
+        // 1 GB/s: 976 562 B, capped at 65 536 − 1 − 320 = 65 215 B = 45 segments.
+        assert_eq!(goal(&mut b, 1_000_000_000), 45);
+        // The budget: 3 bursts, even: 336 + 24 = 360; in STARTUP no phase bonus.
+        b.pacing_rate_bytes = 12_000_000;
+        assert_eq!(b.quantization_budget(336), 360);
+        assert_eq!(b.quantization_budget(337), 362);
+    }
+
+    #[test]
     fn ack_aggregation_raises_the_cwnd_target_once_the_pipe_is_full() {
         let mut p = Path::to_probe_bw(3);
         let target = probe_bw_target(&p.b);
         assert_eq!(p.b.extra_acked(), 1);
         // 9216 µs of silence, then one ACK for 9 segments. The epoch expected
         // bw·9216 µs = 16384·9216 >> 24 = 9 segments and had 1: it restarts at this ACK,
-        // which alone counts 9 "extra" segments. Target = 32 + 9 + 3 = 44 (+2 in phase 0)
-        // = target + 8, and cwnd = min(cwnd + 9, that).
+        // which alone counts 9 "extra" segments. Target = 32 + 9 + 6 = 47 → 48 (+2 in
+        // phase 0) = target + 8, and cwnd = min(cwnd + 9, that).
         p.ack(Ack {
             dt_us: 9216,
             acked: 9,
