@@ -566,7 +566,11 @@ impl Bbr {
     /// from the pacing rate alone, "ignoring driver provided sk_gso_max_size", so it is
     /// the same on every device, software GSO included (module docs).
     fn tso_segs_goal(&self) -> u32 {
-        let min_segs = if self.pacing_rate_bytes < MIN_TSO_RATE_BYTES { 1 } else { 2 };
+        let min_segs = if self.pacing_rate_bytes < MIN_TSO_RATE_BYTES {
+            1
+        } else {
+            2
+        };
         let bytes = (self.pacing_rate_bytes >> PACING_SHIFT).min(GSO_MAX_BURST_BYTES);
         let segs = (bytes / self.mss.max(1) as u64).max(min_segs);
         (segs as u32).min(TSO_SEGS_MAX)

@@ -179,11 +179,13 @@ impl LossRecoveryConfig {
     };
 
     /// RACK marks losses (needs SACK).
+    #[inline]
     pub fn rack(&self, sack: bool) -> bool {
         sack && self.recovery & rack::RACK_LOSS_DETECTION != 0
     }
 
     /// Tail loss probes are sent (needs SACK).
+    #[inline]
     pub fn tlp(&self, sack: bool) -> bool {
         sack && matches!(self.early_retrans, 3 | 4)
     }

@@ -163,6 +163,7 @@ impl RackState {
     }
 
     /// Linux `tcp_rack_advance` with the latest delivery of one ACK.
+    #[inline]
     pub fn advance(&mut self, d: &Delivery) {
         if let Some((sent_at, end)) = d.latest {
             self.advanced = true;
@@ -176,6 +177,7 @@ impl RackState {
 
     /// Linux `tcp_check_sack_reordering`: a never-retransmitted segment starting at
     /// `low_seq` arrived below the highest SACKed sequence `fack`.
+    #[inline]
     pub fn check_reordering(&mut self, low_seq: u64, fack: u64, mss: u32) {
         if low_seq >= fack {
             return;
@@ -214,6 +216,7 @@ impl RackState {
 
     /// Linux `tcp_rack_update_reo_wnd`, once per ACK with its rate sample's
     /// `prior_delivered` and the connection's `delivered`.
+    #[inline]
     pub fn update_reo_wnd(&mut self, recovery_flags: u8, prior_delivered: u64, delivered: u64) {
         if recovery_flags & RACK_STATIC_REO_WND != 0 || prior_delivered == 0 {
             return;
@@ -247,6 +250,7 @@ pub struct TlpState {
 /// The probe timeout of Linux `tcp_schedule_loss_probe`: 2·SRTT plus 2 ms, or plus the
 /// minimum RTO with a single segment outstanding (it may wait for a delayed ACK); 1 s
 /// without an RTT sample; never later than `rto_left`.
+#[inline]
 pub fn probe_timeout(
     srtt: Option<SimTime>,
     packets_out: u32,

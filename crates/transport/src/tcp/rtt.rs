@@ -57,6 +57,8 @@ struct LinuxRtt {
     rttvar_us: u64,
     /// SND.NXT when the current window of data began (`rtt_seq`).
     rtt_seq: u64,
+    /// The minimum RTO in µs (Linux `tcp_rto_min_us`).
+    rto_min_us: u64,
 }
 
 /// Initial RTO before any sample (RFC 6298 §2.1).
@@ -82,6 +84,9 @@ pub struct RttEstimator {
     backoff: u32,
     mode: RtoEstimator,
     linux: LinuxRtt,
+    /// [`Self::base_rto`], kept current: the RTO is read several times per ACK (timer
+    /// re-arm, probe timeout, idle check) and changes only with a sample.
+    base: SimTime,
 }
 
 impl RttEstimator {
@@ -97,13 +102,18 @@ impl RttEstimator {
             initial_rto: INITIAL_RTO,
             backoff: 0,
             mode: RtoEstimator::Rfc6298,
-            linux: LinuxRtt::default(),
+            linux: LinuxRtt {
+                rto_min_us: min_rto.ns() / 1_000,
+                ..LinuxRtt::default()
+            },
+            base: INITIAL_RTO.max(min_rto).min(max_rto),
         }
     }
 
     /// The same with the given estimator.
     pub fn with_estimator(mut self, mode: RtoEstimator) -> Self {
         self.mode = mode;
+        self.base = self.compute_base_rto();
         self
     }
 
@@ -117,7 +127,7 @@ impl RttEstimator {
         self.latest = r;
         self.min_rtt = self.min_rtt.min(r);
         let m = r.ns() / 1_000;
-        let rto_min = self.min_rto.ns() / 1_000;
+        let rto_min = self.linux.rto_min_us;
         let l = &mut self.linux;
         if self.srtt.is_none() {
             l.srtt8_us = m << 3;
@@ -128,11 +138,10 @@ impl RttEstimator {
         } else {
             let err = m as i64 - (l.srtt8_us >> 3) as i64;
             l.srtt8_us = (l.srtt8_us as i64 + err).max(1) as u64;
-            let mut d = err.abs() - (l.mdev4_us >> 2) as i64;
-            if err < 0 && d > 0 {
-                // A sample below SRTT: gain 1/32 instead of 1/4.
-                d >>= 3;
-            }
+            let d = err.abs() - (l.mdev4_us >> 2) as i64;
+            // A sample below SRTT moves mdev with gain 1/32 instead of 1/4 (the shift is
+            // computed, not branched on: the sign of err is a coin toss per ACK).
+            let d = d >> (3 * ((err < 0) & (d > 0)) as u32);
             l.mdev4_us = (l.mdev4_us as i64 + d).max(0) as u64;
             if l.mdev4_us > l.mdev_max_us {
                 l.mdev_max_us = l.mdev4_us;
@@ -149,6 +158,7 @@ impl RttEstimator {
         self.srtt = Some(SimTime::from_us((l.srtt8_us >> 3).max(1)));
         self.rttvar = SimTime::from_us(l.rttvar_us / 4);
         self.backoff = 0;
+        self.base = self.compute_base_rto();
     }
 
     /// The handshake lost a SYN or SYN-ACK and gave no sample: data starts with a 3 s RTO
@@ -156,6 +166,7 @@ impl RttEstimator {
     pub fn use_fallback_rto(&mut self) {
         self.initial_rto = FALLBACK_RTO;
         self.backoff = 0;
+        self.base = self.compute_base_rto();
     }
 
     /// Feeds one RTT measurement; clears the backoff (§5.7).
@@ -176,10 +187,16 @@ impl RttEstimator {
             }
         }
         self.backoff = 0;
+        self.base = self.compute_base_rto();
     }
 
     /// The base RTO (without backoff), clamped to the bounds.
+    #[inline]
     pub fn base_rto(&self) -> SimTime {
+        self.base
+    }
+
+    fn compute_base_rto(&self) -> SimTime {
         if self.mode == RtoEstimator::Linux && self.srtt.is_some() {
             let us = (self.linux.srtt8_us >> 3) + self.linux.rttvar_us;
             return SimTime::from_ms(us.div_ceil(1_000)).min(self.max_rto);
@@ -192,8 +209,12 @@ impl RttEstimator {
     }
 
     /// The current RTO including backoff.
+    #[inline]
     pub fn rto(&self) -> SimTime {
-        let base = self.base_rto();
+        let base = self.base;
+        if self.backoff == 0 {
+            return base;
+        }
         let factor = 1u64.checked_shl(self.backoff.min(32)).unwrap_or(u64::MAX);
         SimTime(base.0.saturating_mul(factor)).min(self.max_rto)
     }

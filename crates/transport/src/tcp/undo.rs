@@ -50,6 +50,7 @@ impl UndoState {
     }
 
     /// A segment was retransmitted at TS clock `ts` (Linux `tcp_retransmit_skb`).
+    #[inline]
     pub fn on_retransmit(&mut self, ts: u32) {
         if self.retrans_stamp.is_none() {
             self.retrans_stamp = Some(ts);
@@ -87,6 +88,7 @@ impl UndoState {
 
 /// RFC 2883 §4: the first SACK block is a D-SACK when it lies below the cumulative ACK, or
 /// inside the second block.
+#[inline]
 pub fn is_dsack(blocks: &[mmtsim_net::packet::SackBlock], ack: u64) -> bool {
     match blocks {
         [] => false,

@@ -196,6 +196,7 @@ impl Scoreboard {
 
     /// One past the highest SACKed byte, or `una` when nothing is SACKed (Linux
     /// `tcp_highest_sack_seq`, the "forward-most ACK").
+    #[inline]
     pub fn fack(&self, una: u64) -> u64 {
         self.sacked_iv.last().map_or(una, |r| r.1.max(una))
     }

@@ -93,6 +93,7 @@ impl TcpSender {
     /// Linux `tcp_schedule_loss_probe`: arm the probe timer if a probe may be sent;
     /// `advancing_rto` when an ACK is about to restart the RTO (so the whole RTO bounds
     /// the probe), otherwise the RTO's remaining time does.
+    #[inline]
     pub(super) fn schedule_loss_probe(&mut self, now: SimTime, advancing_rto: bool) -> bool {
         if !self.cfg.loss_recovery.tlp(self.cfg.sack)
             || self.sb.packets_out == 0
