@@ -111,9 +111,13 @@ def test_bbr_startup_drain_probe_bw_from_rate_samples():
         cc.on_ack(now=t if t is not None else r * RTPROP, acked=d, rtt=rtt, srtt=RTPROP,
                   in_flight=in_flight, rate_delivered=d, rate_interval=RTPROP)
 
+    # The quantisation budget adds three send bursts of bbr_tso_segs_goal segments: the
+    # pacing rate >> 10 (about 1 ms of it) in segments, at least 2 above 1.2 Mbit/s.
+    #
     # Round 1: the initial window, d = 10 → bw 10240. The first ACK starts the rate from
     # high_gain·cwnd/SRTT = 10·2^24/16384 = 10240 too: 10240·1000·739 >> 8 = 29 560 000;
-    # ·990 000 >> 24 = 1 744 294 B/s. cwnd < target ceil(10·739/256) = 29 → 32: 10 + 10 = 20.
+    # ·990 000 >> 24 = 1 744 294 B/s (burst: 1703 B → 1 segment, floor 2). cwnd < target
+    # ceil(10·739/256) = 29 + 3·2 = 35 → 36: 10 + 10 = 20.
     round_ack(1, 10, in_flight=0)
     assert bbr_mode(cc) == "startup" and cc.owns_window
     assert cc.pacing_rate_bps == 1_744_294 * 8 == bbr_pacing_bps(10240, 739)
@@ -121,8 +125,9 @@ def test_bbr_startup_drain_probe_bw_from_rate_samples():
 
     # Round 2: d = 20 → max bw 20480; pacing = 2.887 · max bw · 0.99:
     # 20480·1000·739 >> 8 = 59 120 000; ·990 000 >> 24 = 3 488 588 B/s
-    # (≈ 2.885 · 20 000 B / 16.384 ms · 0.99 = 3.4865 MB/s). cwnd 20 < ceil(20·739/256) = 58
-    # → 61 → 62: 20 + 20 = 40. bw grew ≥ 25 % over round 1 (20480 ≥ 10240·320/256 = 12800).
+    # (≈ 2.885 · 20 000 B / 16.384 ms · 0.99 = 3.4865 MB/s; burst 3406 B → 3 segments).
+    # cwnd 20 < ceil(20·739/256) = 58 + 9 = 67 → 68: 20 + 20 = 40. bw grew ≥ 25 % over
+    # round 1 (20480 ≥ 10240·320/256 = 12800).
     round_ack(2, 20, in_flight=0)
     assert cc.pacing_rate_bps == 3_488_588 * 8 == bbr_pacing_bps(20480, 739)
     assert cc.pacing_rate_bps == pytest.approx(2.885 * 20 * 1000 / RTPROP * 0.99 * 8, rel=1e-3)
@@ -130,7 +135,8 @@ def test_bbr_startup_drain_probe_bw_from_rate_samples():
 
     # Round 3: d = 40 → bw 40960 ≥ 20480·1.25 = 25600: growth, full_bw = 40960.
     # pacing 40960·1000·739 >> 8 = 118 240 000; ·990 000 >> 24 = 6 977 176 B/s.
-    # target = ceil(40·739/256) = ceil(115.5) = 116, + 3 = 119 → 120; cwnd 40 + 40 = 80.
+    # Burst 6 977 176 >> 10 = 6813 B → 6 segments: target = ceil(40·739/256) = 116, + 3·6 =
+    # 134; cwnd 40 + 40 = 80.
     round_ack(3, 40, in_flight=0)
     assert cc.pacing_rate_bps == 6_977_176 * 8 == bbr_pacing_bps(40960, 739)
     assert cc.cwnd == 80
@@ -138,10 +144,10 @@ def test_bbr_startup_drain_probe_bw_from_rate_samples():
 
     # Round 4 in two ACKs of 20. The first, half an RTT after round 3, carries no sample
     # (Linux's sampler drops intervals shorter than the min RTT): BBR counts rounds only on
-    # ACKs with a sample, so no round starts; cwnd 80 < 120 → 100. The second carries
+    # ACKs with a sample, so no round starts; cwnd 80 < 134 → 100. The second carries
     # "40 over RTprop" with prior_delivered = 70 (delivered after round 3) ≥ next round's
     # start (70): a round start without 25 % growth (40960 < 51200) → full_bw_cnt 1.
-    # cwnd 100 < 120 → 120.
+    # cwnd 100 < 134 → 120.
     cc.on_ack(now=3.5 * RTPROP, acked=20, rtt=RTPROP, srtt=RTPROP, in_flight=60)
     assert dict(cc.metrics())["round_count"] == 3
     assert cc.cwnd == 100
@@ -150,21 +156,25 @@ def test_bbr_startup_drain_probe_bw_from_rate_samples():
     assert cc.delivered == 110 and dict(cc.metrics())["round_count"] == 4
     assert cc.cwnd == 120
 
-    # Round 5: second round without growth. cwnd = target 120 = 2.887·BDP + 3 (rounded
-    # up, even): it no longer grows although 40 more segments were ACKed.
+    # Round 5: second round without growth (full_bw_cnt 2). The pipe is not yet full, so
+    # below the target (120 < 134) STARTUP adds the whole ACK: 120 + 40 = 160 (Linux
+    # bbr_set_cwnd only caps at the target once the pipe is full).
     round_ack(5, 40, in_flight=80)
-    assert bbr_mode(cc) == "startup" and cc.cwnd == 120
+    assert bbr_mode(cc) == "startup" and cc.cwnd == 160
     assert cc.ssthresh == 2**31 - 1
 
     # Round 6: third round start without 25 % growth → full pipe → DRAIN; ssthresh =
-    # inflight(bw, 1) = 40 + 3 → 44. 80 in flight > 44: still draining. The rate may now
-    # fall: 40960·1000·88 >> 8 = 14 080 000; ·990 000 >> 24 = 830 841 B/s.
+    # inflight(bw, 1) = 40 + 3·6 = 58 (Linux sets it in bbr_check_drain, before this ACK
+    # lowers the pacing rate, so the burst is still STARTUP's 6). The rate may now fall:
+    # 40960·1000·88 >> 8 = 14 080 000; ·990 000 >> 24 = 830 841 B/s.
     round_ack(6, 40, in_flight=80)
     assert bbr_mode(cc) == "drain"
     assert dict(cc.metrics())["full_bw_reached"] == 1.0
-    assert cc.ssthresh == 44
+    assert cc.ssthresh == 58
     assert cc.pacing_rate_bps == 830_841 * 8 == bbr_pacing_bps(40960, 88)
-    # DRAIN ends once in flight ≤ 44 (pacing holds nothing back: next_departure = now).
+    # DRAIN ends once in flight ≤ inflight(bw, 1) at DRAIN's rate: 830 841 >> 10 = 811 B,
+    # under a segment, so the floor of 2: 40 + 6 = 46 (pacing holds nothing back:
+    # next_departure = now). 54 > 46 drains on; 44 ≤ 46 ends it.
     round_ack(7, 40, in_flight=54)
     assert bbr_mode(cc) == "drain"
     round_ack(8, 40, in_flight=44)
