@@ -64,6 +64,12 @@ KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
                            "~3.11 s and the RTO would fire after the fade"),
     ("outage-1s-overflow", "reno"): ("kernel run-to-run variance: 75.5 Mbit/s in one run, 68.1 "
                                      "in another (forwarder p99 lateness 442 us), mmtsim 77.2"),
+    ("outage-2s-overflow", "reno"): ("kernel run-to-run variance: 65.0-65.2 Mbit/s in three runs, "
+                                     "54.8 in a fourth; mmtsim 66.4"),
+    ("rtt-10ms", "cubic"): ("kernel run-to-run variance: undid both timeouts in three runs, "
+                            "kept the second reduction in a fourth; mmtsim undoes"),
+    ("rtt-10ms", "bbr"): ("kernel run-to-run variance: undid in two of four runs; mmtsim "
+                          "undoes (the timer-wheel rounding of the 2nd outage's RTO)"),
 }
 
 
@@ -155,15 +161,20 @@ def test_constant_rate_kernel_goodput_equals_the_link_rate(tmp_path):
     assert f"mmtsim-snd-{os.getpid()}" not in listed
 
 
-#: The kernel varies from run to run (timer-wheel rounding at HZ = 250, host jitter): in
-#: two full runs on a quiet machine one pair outside KNOWN_DIFFERENCES changed its undo
-#: decision and one reno pair its goodput by 10 %. A run may have this many disagreements
-#: outside the known ones before the comparison fails; a regression in mmtsim's recovery
-#: (no undo, no RACK-TLP, another RTO) moves many pairs at once.
-ALLOWED_UNEXPECTED = 2
-#: Whatever else happens, no pair's goodput may differ by more than this (the known
-#: differences are within 16 %).
-GOODPUT_BOUND = 0.20
+#: The kernel varies from run to run on the harness (timer-wheel rounding at HZ = 250, host
+#: jitter): over four full runs on a quiet machine, reno's goodput on the overflowing outages
+#: moved by up to 20 %, and 1–3 pairs outside KNOWN_DIFFERENCES changed their undo
+#: decision (rtt-10ms cubic and bbr, back-to-back bbr). So the test asks two things:
+#: - the cases whose outcome was the same in every run agree pair by pair: the deep-queue
+#:   outages (every timeout spurious: both stacks undo), the quarter-second outage (the tail
+#:   loss probe saves a timeout), the blockage and the 80 ms path;
+#: - over the whole set at least MIN_AGREEING pairs agree (28 in the best run, 25 in the
+#:   worst) and the median goodput difference stays within MEDIAN_BOUND.
+#: Losing undo or RACK-TLP breaks the first at once and costs about eight pairs of the second.
+STABLE_CASES = ("outage-1s-deep", "outage-2s-deep", "outage-250ms-overflow", "blockage-50",
+                "rtt-80ms")
+MIN_AGREEING = 22
+MEDIAN_BOUND = 0.03
 
 
 @pytest.fixture(scope="module")
@@ -188,19 +199,26 @@ def _line(row) -> str:
             f"{k['rtos']}/{m['rtos']}, undo {dec(k)} / {dec(m)}")
 
 
+def _agrees(row) -> bool:
+    return abs(row["goodput_rel_diff"]) <= GOODPUT_TOLERANCE and row["same_undo_decisions"]
+
+
 @needs_kernel
 def test_kernel_and_mmtsim_agree_on_the_trace_set(comparison):
-    """Goodput within 10 % and the same per-outage undo decisions for every pair, except the
-    known, measured differences and at most ALLOWED_UNEXPECTED pairs of kernel variance."""
+    """Goodput within 10 % and the same per-outage undo decisions: pair by pair where the
+    kernel is steady, over the whole set where it varies (see STABLE_CASES)."""
     print("\n" + "\n".join(_line(r) for r in comparison))
     late = [(r["case"], r["cc"], r["forwarder"]["lateness"]) for r in comparison
             if r["forwarder"]["lateness"]["p99_us"] >= 1000]
     assert not late, f"the forwarder fell behind (the machine was busy): {late}"
-    far = [_line(r) for r in comparison if abs(r["goodput_rel_diff"]) > GOODPUT_BOUND]
-    assert not far, "goodput differs by more than 20 %:\n" + "\n".join(far)
-    agree = lambda r: abs(r["goodput_rel_diff"]) <= GOODPUT_TOLERANCE and r["same_undo_decisions"]  # noqa: E731
-    unexpected = [_line(r) for r in comparison
-                  if not agree(r) and (r["case"], r["cc"]) not in KNOWN_DIFFERENCES]
-    assert len(unexpected) <= ALLOWED_UNEXPECTED, (
-        "pairs that disagree beyond the known differences:\n" + "\n".join(unexpected))
     assert len(comparison) == 3 * len(_cases())
+    unsteady = [_line(r) for r in comparison if r["case"] in STABLE_CASES and not _agrees(r)]
+    assert not unsteady, "pairs that always agreed disagree:\n" + "\n".join(unsteady)
+    agreeing = sum(_agrees(r) for r in comparison)
+    others = [_line(r) for r in comparison
+              if not _agrees(r) and (r["case"], r["cc"]) not in KNOWN_DIFFERENCES]
+    print(f"{agreeing} of {len(comparison)} pairs agree; beyond the known differences:\n"
+          + "\n".join(others))
+    assert agreeing >= MIN_AGREEING, "\n".join(others)
+    diffs = sorted(abs(r["goodput_rel_diff"]) for r in comparison)
+    assert diffs[len(diffs) // 2] <= MEDIAN_BOUND, diffs
