@@ -234,7 +234,10 @@ fn startup_exits_after_the_pipe_is_full_and_drain_brings_in_flight_to_the_bdp() 
         seg(cw[i_probe])
     );
     let expect_ss = bdp.ceil() + 3.0 * burst_goal(739.0 / 256.0);
-    assert!((expect_ss - 2.0..=expect_ss + 2.0).contains(&ssthresh), "ssthresh {ssthresh}");
+    assert!(
+        (expect_ss - 2.0..=expect_ss + 2.0).contains(&ssthresh),
+        "ssthresh {ssthresh}"
+    );
     // STARTUP ends only once the pipe is full: the link stays saturated from t_full to the
     // DRAIN entry, and the exit needs three round starts without 25 % growth after the
     // bandwidth samples (each spanning a round) have caught up with C. A round is at least
