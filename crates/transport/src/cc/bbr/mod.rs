@@ -4,7 +4,7 @@
 //!
 //! BBR models the path by two numbers, both measured from ACKs:
 //! - **BtlBw**: a windowed maximum of delivery-rate samples over 10 packet-timed round trips
-//!   (Linux's `minmax` filter, [`MinMax`]), in packets per µs scaled by 2^24 (`BW_SCALE`).
+//!   (Linux's `minmax` filter, `MinMax`), in packets per µs scaled by 2^24 (`BW_SCALE`).
 //! - **RTprop**: the minimum RTT seen in the last 10 s.
 //!
 //! and sets pacing rate = `pacing_gain`·BtlBw·99 % and cwnd = `cwnd_gain`·BtlBw·RTprop (the
@@ -76,12 +76,12 @@
 //! - `set_state(Loss)` feeds the LT sampler the delivered/lost counts of the latest ACK;
 //!   segments marked lost by the RTO itself enter `tp->lost` at the next ACK.
 //! - `extra_acked` saturates at 65535 segments where Linux's u16 field would wrap; no
-//!   `sk_max_pacing_rate` cap; `undo_cwnd` has no caller (the sender models no undo).
+//!   `sk_max_pacing_rate` cap.
 //!
 //! # Layout
-//! The state machine and window/pacing decisions are here; [`model`] updates the model on
-//! every ACK, [`lt_bw`] detects policers, [`minmax`] is the windowed max filter and
-//! [`sample`] what BBR reads from an ACK.
+//! The state machine and window/pacing decisions are here; `model.rs` updates the model on
+//! every ACK, `lt_bw.rs` detects policers, `minmax.rs` is the windowed max filter and
+//! `sample.rs` holds what BBR reads from an ACK.
 
 mod lt_bw;
 mod minmax;

@@ -18,9 +18,9 @@
 //! against `sk_pacing_rate`. The sender's own default rate (pacing option on, algorithm
 //! silent) keeps spacing segments by their wire size.
 //!
-//! The work is split by Linux's own layout: [`ack`] is `tcp_ack` (what an ACK delivered),
-//! [`recovery`] is `tcp_fastretrans_alert` with the undo functions around it, and
-//! [`timers`] holds the retransmission timeout (`tcp_retransmit_timer`/`tcp_enter_loss`),
+//! The work is split by Linux's own layout: `ack.rs` is `tcp_ack` (what an ACK delivered),
+//! `recovery.rs` is `tcp_fastretrans_alert` with the undo functions around it, and
+//! `timers.rs` holds the retransmission timeout (`tcp_retransmit_timer`/`tcp_enter_loss`),
 //! the tail loss probe and RACK's reordering timer.
 
 mod ack;
