@@ -388,21 +388,10 @@ impl Scoreboard {
         }
     }
 
-    /// RTO: every segment not SACKed is lost and no retransmission is in flight any more.
-    pub fn mark_all_lost(&mut self) {
-        for i in 0..self.segs.len() {
-            if self.segs[i].flags & SACKED == 0 {
-                self.clear_flags(i, RETRANS);
-                self.mark_lost_at(i);
-            }
-        }
-        if let Some(s) = self.segs.back() {
-            self.lost_below = self.lost_below.max(s.end());
-        }
-        self.reno_sacked = 0;
-        self.retransmit_hint = 0;
-        self.rtx_order.clear();
-        self.rack_orig_from = self.lost_below;
+    /// RTO without RACK: every segment not SACKed is lost and no retransmission is in
+    /// flight any more ([`Self::mark_lost_on_timeout`] sparing nothing).
+    pub fn mark_all_lost(&mut self) -> u32 {
+        self.mark_lost_on_timeout(SimTime::ZERO, SimTime::ZERO)
     }
 
     /// Undo of a spurious reduction (Linux `tcp_undo_cwnd_reduction` with `unmark_loss`):

@@ -141,6 +141,10 @@ impl Scoreboard {
         self.rack_orig_from = self.lost_below;
         self.reno_sacked = 0;
         self.retransmit_hint = 0;
+        if first_left.is_none() {
+            // No retransmission is in flight any more.
+            self.rtx_order.clear();
+        }
         newly
     }
 

@@ -42,8 +42,10 @@ impl TcpSender {
         let dsack = self.cfg.sack && is_dsack(all_blocks, ack);
         let blocks = if dsack { &all_blocks[1..] } else { all_blocks };
 
-        let echo_time =
-            tsecr.map(|e| now.saturating_sub(ticks_to_time(ts_ticks(now).wrapping_sub(e))));
+        // How long ago the echoed timestamp was sent: the RTT sample below, and (as a send
+        // time) Linux's test for spurious retransmissions.
+        let echo_age = tsecr.map(|e| ticks_to_time(ts_ticks(now).wrapping_sub(e)));
+        let echo_time = echo_age.map(|a| now.saturating_sub(a));
         let mut note = Delivery::new(now, self.rtt.min_rtt(), echo_time, self.high_seq);
         let cum = self.sb.cum_ack(ack, &mut self.rate, &mut note);
         self.snd_una = ack;
@@ -115,8 +117,8 @@ impl TcpSender {
         // FLAG_RETRANS_DATA_ACKED): it was sent when the retransmission filled the hole,
         // so timing it from an original transmission above the hole overstates the RTT.
         let rtt_sample = if una_advanced {
-            match (self.cfg.timestamps, tsecr) {
-                (true, Some(e)) => Some(ticks_to_time(ts_ticks(now).wrapping_sub(e))),
+            match echo_age {
+                Some(age) => Some(age),
                 _ if cum.retrans_acked => None,
                 _ => cum.karn_sent_at.map(|t| now - t),
             }

@@ -316,7 +316,7 @@ impl TcpSender {
             self.undo.retrans_stamp = None;
         }
         let left_out = self.sb.sacked_out + self.sb.lost_out + self.sb.reno_sacked;
-        let target = if left_out > 0 || self.any_retrans_done() || self.dupacks > 0 {
+        let target = if left_out > 0 || self.any_retrans_done() {
             CaState::Disorder
         } else {
             CaState::Open

@@ -50,17 +50,14 @@ impl TcpSender {
             CaState::Open | CaState::Disorder | CaState::Cwr
         );
         // Linux tcp_timeout_mark_lost counts newly lost segments and retransmissions lost
-        // again (each of which leaves retrans_out). With RACK, segments sent within the
-        // last RACK RTT (other than the head) are not declared lost yet.
-        if lr.rack(self.cfg.sack) {
-            self.lost_total += self.sb.mark_lost_on_timeout(now, self.rack.rtt) as u64;
+        // again. With RACK, segments sent within the last RACK RTT (other than the head)
+        // are not declared lost yet; without it nothing is spared.
+        let spare = if lr.rack(self.cfg.sack) {
+            self.rack.rtt
         } else {
-            let (lost_before, retrans_before) = (self.sb.lost_out, self.sb.retrans_out);
-            self.sb.mark_all_lost();
-            self.lost_total += (self.sb.lost_out.saturating_sub(lost_before)
-                + retrans_before.saturating_sub(self.sb.retrans_out))
-                as u64;
-        }
+            SimTime::ZERO
+        };
+        self.lost_total += self.sb.mark_lost_on_timeout(now, spare) as u64;
         let loss_reopened = self.rto_retransmits == 0;
         let reduced = self.cc.enter_loss(
             now,
