@@ -66,8 +66,10 @@ KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
                                      "in another (forwarder p99 lateness 442 us), mmtsim 77.2"),
     ("outage-2s-overflow", "reno"): ("kernel run-to-run variance: 65.0-65.2 Mbit/s in three runs, "
                                      "54.8 in a fourth; mmtsim 66.4"),
-    ("rtt-10ms", "cubic"): ("kernel run-to-run variance: undid both timeouts in three runs, "
-                            "kept the second reduction in a fourth; mmtsim undoes"),
+    ("rtt-10ms", "cubic"): ("kernel run-to-run variance: undid both timeouts in most runs, "
+                            "kept a reduction in two; mmtsim undoes"),
+    ("rtt-10ms", "reno"): ("kernel run-to-run variance: undid in most runs, kept the "
+                           "reduction in one; mmtsim undoes"),
     ("rtt-10ms", "bbr"): ("kernel run-to-run variance: undid in two of four runs; mmtsim "
                           "undoes (the timer-wheel rounding of the 2nd outage's RTO)"),
 }
@@ -168,13 +170,16 @@ def test_constant_rate_kernel_goodput_equals_the_link_rate(tmp_path):
 #: - the cases whose outcome was the same in every run agree pair by pair: the deep-queue
 #:   outages (every timeout spurious: both stacks undo), the quarter-second outage (the tail
 #:   loss probe saves a timeout), the blockage and the 80 ms path;
-#: - over the whole set at least MIN_AGREEING pairs agree (28 in the best run, 25 in the
-#:   worst) and the median goodput difference stays within MEDIAN_BOUND.
+#: - over the whole set at least MIN_AGREEING pairs agree (28 in the best of six runs, 23
+#:   in the worst, when the kernel kept the reduction on all three rtt-10ms pairs) and the
+#:   median goodput difference stays within MEDIAN_BOUND.
 #: Losing undo or RACK-TLP breaks the first at once and costs about eight pairs of the second.
 STABLE_CASES = ("outage-1s-deep", "outage-2s-deep", "outage-250ms-overflow", "blockage-50",
                 "rtt-80ms")
-MIN_AGREEING = 22
+MIN_AGREEING = 20
 MEDIAN_BOUND = 0.03
+#: The forwarder must keep its schedule to this p99 lateness for a run to count, µs.
+LATENESS_P99_US = 1000
 
 
 @pytest.fixture(scope="module")
@@ -184,8 +189,13 @@ def comparison(tmp_path_factory):
     for case_name in _cases():
         case = load_case(case_name)
         for cc in ("cubic", "reno", "bbr"):
-            work = tmp_path_factory.mktemp(f"{case_name}-{cc}")
-            kernel, emu = run_kernel(case, cc, work)
+            # A kernel run during which the forwarder fell behind measured the machine, not
+            # TCP: run it again (twice at most) before judging.
+            for _attempt in range(3):
+                work = tmp_path_factory.mktemp(f"{case_name}-{cc}")
+                kernel, emu = run_kernel(case, cc, work)
+                if emu["lateness"]["p99_us"] < LATENESS_P99_US:
+                    break
             sim = run_mmtsim(case, cc)
             rows.append(compare(case, cc, kernel, sim, emu))
     return rows
@@ -209,7 +219,7 @@ def test_kernel_and_mmtsim_agree_on_the_trace_set(comparison):
     kernel is steady, over the whole set where it varies (see STABLE_CASES)."""
     print("\n" + "\n".join(_line(r) for r in comparison))
     late = [(r["case"], r["cc"], r["forwarder"]["lateness"]) for r in comparison
-            if r["forwarder"]["lateness"]["p99_us"] >= 1000]
+            if r["forwarder"]["lateness"]["p99_us"] >= LATENESS_P99_US]
     assert not late, f"the forwarder fell behind (the machine was busy): {late}"
     assert len(comparison) == 3 * len(_cases())
     unsteady = [_line(r) for r in comparison if r["case"] in STABLE_CASES and not _agrees(r)]

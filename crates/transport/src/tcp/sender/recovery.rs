@@ -164,10 +164,14 @@ impl TcpSender {
         }
         self.rack.advanced = false;
         let pass = self.rack_pass(now);
+        if pass.wait > SimTime::ZERO {
+            // Linux tcp_rack_mark_lost: wait for the rest with the reordering timer.
+            self.rack.reo_deadline = now + pass.wait + TLP_MIN_SLACK;
+        }
         (pass.newly_lost, pass.retrans_lost)
     }
 
-    /// One RACK pass at `now`, arming the reordering timer for segments still waiting.
+    /// One RACK pass at `now` with the reordering window of the current state.
     pub(super) fn rack_pass(&mut self, now: SimTime) -> crate::tcp::scoreboard::rack::RackPass {
         let in_recovery = matches!(self.cc.state(), CaState::Recovery | CaState::Loss);
         let reo_wnd = self.rack.reo_wnd(
@@ -177,11 +181,7 @@ impl TcpSender {
             self.rtt.min_rtt(),
             self.rtt.srtt().unwrap_or(SimTime::ZERO),
         );
-        let pass = self.sb.rack_detect_loss(&self.rack, reo_wnd, now);
-        if pass.wait > SimTime::ZERO {
-            self.rack.reo_deadline = now + pass.wait + TLP_MIN_SLACK;
-        }
-        pass
+        self.sb.rack_detect_loss(&self.rack, reo_wnd, now)
     }
 
     /// Linux `tcp_process_loss`: an ACK while recovering from a timeout.

@@ -157,9 +157,8 @@ impl TcpSender {
             return;
         }
         let prior_in_flight = self.sb.in_flight();
-        let pass = self.rack_pass(now);
         // Linux does not re-arm the timer here: the next ACK's pass does.
-        self.rack.reo_deadline = SimTime::NEVER;
+        let pass = self.rack_pass(now);
         self.lost_total += pass.newly_lost as u64;
         if self.sb.in_flight() != prior_in_flight {
             if self.cc.state() != CaState::Recovery {
