@@ -68,6 +68,10 @@ KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
                                      "54.8 in a fourth; mmtsim 66.4"),
     ("rtt-10ms", "cubic"): ("kernel run-to-run variance: undid both timeouts in most runs, "
                             "kept a reduction in two; mmtsim undoes"),
+    ("outage-2s-deep", "reno"): ("kernel run-to-run variance: Reno's RTT in the 32 MB queue "
+                                 "is about 2 s, so its RTO (SRTT + 200 ms) ends right at the "
+                                 "outage; the kernel timed out (and undid it) in two of seven "
+                                 "runs, mmtsim does not"),
     ("rtt-10ms", "reno"): ("kernel run-to-run variance: undid in most runs, kept the "
                            "reduction in one; mmtsim undoes"),
     ("rtt-10ms", "bbr"): ("kernel run-to-run variance: undid in two of four runs; mmtsim "
@@ -167,15 +171,18 @@ def test_constant_rate_kernel_goodput_equals_the_link_rate(tmp_path):
 #: jitter): over four full runs on a quiet machine, reno's goodput on the overflowing outages
 #: moved by up to 20 %, and 1–3 pairs outside KNOWN_DIFFERENCES changed their undo
 #: decision (rtt-10ms cubic and bbr, back-to-back bbr). So the test asks two things:
-#: - the cases whose outcome was the same in every run agree pair by pair: the deep-queue
-#:   outages (every timeout spurious: both stacks undo), the quarter-second outage (the tail
-#:   loss probe saves a timeout), the blockage and the 80 ms path;
+#: - the pairs whose outcome was the same in every run agree one by one: CUBIC and BBR
+#:   in the deep-queue outages (every timeout spurious: both stacks undo), the
+#:   quarter-second outage (the tail loss probe saves a timeout), the blockage and the 80 ms
+#:   path. (Reno's 2 s RTT in the deep queue puts its RTO right at the outage's length: the
+#:   kernel times out in some runs and not in others.)
 #: - over the whole set at least MIN_AGREEING pairs agree (28 in the best of six runs, 23
 #:   in the worst, when the kernel kept the reduction on all three rtt-10ms pairs) and the
 #:   median goodput difference stays within MEDIAN_BOUND.
 #: Losing undo or RACK-TLP breaks the first at once and costs about eight pairs of the second.
-STABLE_CASES = ("outage-1s-deep", "outage-2s-deep", "outage-250ms-overflow", "blockage-50",
-                "rtt-80ms")
+STABLE_PAIRS = {(case, cc) for case in ("outage-250ms-overflow", "blockage-50", "rtt-80ms")
+                for cc in ("cubic", "reno", "bbr")} | {
+    (case, cc) for case in ("outage-1s-deep", "outage-2s-deep") for cc in ("cubic", "bbr")}
 MIN_AGREEING = 20
 MEDIAN_BOUND = 0.03
 #: The forwarder must keep its schedule to this p99 lateness for a run to count, µs.
@@ -216,13 +223,14 @@ def _agrees(row) -> bool:
 @needs_kernel
 def test_kernel_and_mmtsim_agree_on_the_trace_set(comparison):
     """Goodput within 10 % and the same per-outage undo decisions: pair by pair where the
-    kernel is steady, over the whole set where it varies (see STABLE_CASES)."""
+    kernel is steady, over the whole set where it varies (see STABLE_PAIRS)."""
     print("\n" + "\n".join(_line(r) for r in comparison))
     late = [(r["case"], r["cc"], r["forwarder"]["lateness"]) for r in comparison
             if r["forwarder"]["lateness"]["p99_us"] >= LATENESS_P99_US]
     assert not late, f"the forwarder fell behind (the machine was busy): {late}"
     assert len(comparison) == 3 * len(_cases())
-    unsteady = [_line(r) for r in comparison if r["case"] in STABLE_CASES and not _agrees(r)]
+    unsteady = [_line(r) for r in comparison
+                if (r["case"], r["cc"]) in STABLE_PAIRS and not _agrees(r)]
     assert not unsteady, "pairs that always agreed disagree:\n" + "\n".join(unsteady)
     agreeing = sum(_agrees(r) for r in comparison)
     others = [_line(r) for r in comparison
