@@ -4,6 +4,7 @@
 //! - [`time`]: simulated time as integer nanoseconds ([`SimTime`]) and the unit
 //!   newtypes every layer shares ([`Bytes`], [`Rate`]).
 //! - [`queue`]: the event queue and its **ordering contract** (below).
+//! - [`ids`]: the identities of a run's objects (nodes, links, sites, cells, UEs, flows).
 //! - [`rng`]: one master seed per run, split into independent named streams.
 //! - [`metrics`]: recorders the layers share (delay samples).
 //!
@@ -30,6 +31,7 @@
 //! Nothing in the models reads the wall clock; only the front end measures wall time.
 #![warn(missing_docs)]
 
+pub mod ids;
 pub mod metrics;
 pub mod queue;
 pub mod rng;

@@ -1,5 +1,6 @@
 //! The network layer of mmtsim: what happens to a packet between two transport endpoints.
 //!
+//! - [`direction`]: downlink or uplink, the one encoding of a radio direction.
 //! - [`packet`]: the packet record and its parsed transport headers.
 //! - [`queue`]: queue disciplines: drop-tail (bytes or packets) and CoDel (RFC 8289).
 //! - [`loss`]: random loss processes: Bernoulli and Gilbert–Elliott.
@@ -16,6 +17,7 @@
 //! world's packet arena, so queues never move packet bodies.
 #![warn(missing_docs)]
 
+pub mod direction;
 pub mod link;
 pub mod linkview;
 pub mod loss;
@@ -25,4 +27,5 @@ pub mod queue;
 pub mod text;
 pub mod trace;
 
+pub use direction::Direction;
 pub use packet::{FlowId, NodeId, Packet, Transport};

@@ -51,14 +51,7 @@ impl Grant {
     }
 }
 
-/// Direction of a radio transmission.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Direction {
-    /// gNB → UE.
-    Downlink,
-    /// UE → gNB.
-    Uplink,
-}
+pub use crate::direction::Direction;
 
 /// Read-only per-UE link state exported by the RAN.
 pub trait LinkView {

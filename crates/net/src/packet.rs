@@ -9,10 +9,7 @@
 
 use mmtsim_engine::SimTime;
 
-/// Index of a node in the world's node table.
-pub type NodeId = u32;
-/// Index of a flow in the world's flow table.
-pub type FlowId = u32;
+pub use mmtsim_engine::ids::{FlowId, NodeId};
 
 /// IPv4 header length without options (RFC 791).
 pub const IPV4_HEADER_BYTES: u32 = 20;
@@ -154,4 +151,9 @@ pub struct Packet {
     pub enqueued_at: SimTime,
     /// Transport header.
     pub transport: Transport,
+    /// The far end of the core network's tunnel (GTP-U between a gNB site and the user
+    /// plane function, TS 23.501 §5.8 [TS23501]) while the packet travels inside it:
+    /// forwarding then routes towards this node instead of `dst`. No header bytes are
+    /// added. `None` outside a tunnel.
+    pub tunnel: Option<NodeId>,
 }

@@ -1,4 +1,11 @@
 //! The resolved configuration of a radio access network, built by the scenario layer.
+//!
+//! A RAN is a set of cells, each on one gNB site (a world node), each with its own radio
+//! configuration ([`CellRadio`]: carrier, bandwidth, numerology, MCS table, scheduler,
+//! HARQ, report delays, propagation model), so a 2 GHz LTE-like cell and 28 GHz mmWave
+//! cells can serve in one run. What is not per cell is RAN-wide: the UEs' bearer
+//! configuration (RLC, PDCP), the channel-update grid, whether other cells interfere, and
+//! the buildings and obstacles.
 
 use crate::mac::scheduler::SchedulerKind;
 use crate::pdcp::PdcpConfig;
@@ -8,48 +15,57 @@ use mmtsim_channel::geometry::{Aabb, Vec3};
 use mmtsim_channel::link::LinkParams;
 use mmtsim_channel::mobility::MobilitySpec;
 use mmtsim_channel::sinr_trace::SinrTrace;
+use mmtsim_engine::ids::{CellId, NodeId};
 use mmtsim_engine::SimTime;
 
 /// Everything needed to build the RAN of a run.
 #[derive(Clone, Debug)]
 pub struct RanConfig {
-    /// Frame, MCS table, TBS rule, HARQ and power defaults.
-    pub numerology: Numerology,
-    /// Scheduling policy of every cell.
-    pub scheduler: SchedulerKind,
     /// RLC entity configuration (both ends of every bearer).
     pub rlc: RlcConfig,
     /// PDCP configuration.
     pub pdcp: PdcpConfig,
+    /// Interval between channel (position, LOS, gain) updates.
+    pub channel_update: SimTime,
+    /// Other cells on the serving cell's carrier interfere with the downlink (at full
+    /// power, without beam alignment).
+    pub interference: bool,
+    /// Buildings and obstacles (LOS is blocked by any of them).
+    pub boxes: Vec<Aabb>,
+    /// The cells, by [`CellId`].
+    pub cells: Vec<CellConfig>,
+    /// The UEs, by `UeId`.
+    pub ues: Vec<UeConfig>,
+}
+
+/// The radio configuration of one cell.
+#[derive(Clone, Debug)]
+pub struct CellRadio {
+    /// Frame, MCS table, TBS rule, HARQ and power defaults.
+    pub numerology: Numerology,
+    /// Scheduling policy.
+    pub scheduler: SchedulerKind,
     /// HARQ retransmissions on (off = one transmission per block).
     pub harq: bool,
     /// Age of the SINR the downlink MCS is chosen from (CQI report delay).
     pub cqi_delay: SimTime,
     /// Age of the uplink buffer status the scheduler sees (SR/BSR delay).
     pub bsr_delay: SimTime,
-    /// Interval between channel (position, LOS, gain) updates.
-    pub channel_update: SimTime,
-    /// Propagation model of every gNB–UE link.
+    /// Propagation model of the links between this cell and every UE.
     pub link: LinkParams,
-    /// Other gNBs' downlink transmissions interfere (at full power, without beam alignment).
-    pub interference: bool,
-    /// Buildings and obstacles (LOS is blocked by any of them).
-    pub boxes: Vec<Aabb>,
-    /// The cells.
-    pub gnbs: Vec<GnbConfig>,
-    /// The UEs.
-    pub ues: Vec<UeConfig>,
 }
 
-/// One gNB.
+/// One cell.
 #[derive(Clone, Debug)]
-pub struct GnbConfig {
-    /// Name (also the node name).
+pub struct CellConfig {
+    /// Name (with one cell per site, the site's node name).
     pub name: String,
-    /// World node index.
-    pub node: u32,
+    /// The world node of the cell's gNB site.
+    pub node: NodeId,
     /// Antenna position.
     pub position: Vec3,
+    /// Radio configuration.
+    pub radio: CellRadio,
 }
 
 /// One UE.
@@ -57,10 +73,10 @@ pub struct GnbConfig {
 pub struct UeConfig {
     /// Name (also the node name).
     pub name: String,
-    /// World node index.
-    pub node: u32,
-    /// Index of the serving gNB in [`RanConfig::gnbs`].
-    pub gnb: usize,
+    /// World node.
+    pub node: NodeId,
+    /// The cell serving it at the start of the run.
+    pub cell: CellId,
     /// Motion.
     pub mobility: MobilitySpec,
     /// Indoor UE (O2I penetration loss applies).

@@ -55,29 +55,22 @@ impl Default for UeView {
     }
 }
 
-pub(crate) fn dir_index(d: Direction) -> usize {
-    match d {
-        Direction::Downlink => 0,
-        Direction::Uplink => 1,
-    }
-}
-
 impl UeView {
     /// Records a grant.
     pub fn push_grant(&mut self, dir: Direction, g: Grant) {
-        self.grants[dir_index(dir)].push(g);
+        self.grants[dir.index()].push(g);
     }
 }
 
 impl LinkView for UeView {
     fn grants(&self, dir: Direction) -> &[Grant] {
-        self.grants[dir_index(dir)].slice()
+        self.grants[dir.index()].slice()
     }
     fn sinr_db(&self) -> f64 {
         self.sinr_db
     }
     fn rlc_buffer_bytes(&self, dir: Direction) -> u64 {
-        self.rlc_bytes[dir_index(dir)]
+        self.rlc_bytes[dir.index()]
     }
 }
 

@@ -27,6 +27,12 @@ pub struct Scenario {
     /// The radio access network (gNBs, UEs, channel, radio stack), if any.
     #[serde(default)]
     pub ran: Option<crate::ran::Ran>,
+    /// The mobile core network's user plane (a UPF anchoring UE traffic), if any.
+    #[serde(default)]
+    pub core: Option<crate::core::Core>,
+    /// Scripted events (handovers), in any order.
+    #[serde(default)]
+    pub events: Vec<crate::core::Event>,
 }
 
 impl Scenario {

@@ -657,8 +657,9 @@ pub fn validate(
 // ----- resolution -----
 
 use mmtsim_channel::link::{LinkParams, LosMode};
+use mmtsim_engine::ids::{CellId, NodeId};
 use mmtsim_engine::RngStreams;
-use mmtsim_ran::config::{GnbConfig, RanConfig, UeConfig};
+use mmtsim_ran::config::{CellConfig, CellRadio, RanConfig, UeConfig};
 use mmtsim_ran::pdcp::PdcpConfig;
 use mmtsim_ran::rlc::{RlcConfig, RlcMode};
 
@@ -759,14 +760,30 @@ pub fn ran_config(
         }),
         los_mode,
     };
-    let gnbs: Vec<GnbConfig> = r
+    let radio = CellRadio {
+        cqi_delay: r.cqi_delay.map_or(
+            SimTime::from_ns(slot.ns() * num.l1l2_ctrl_slots as u64),
+            |d| d.time(),
+        ),
+        bsr_delay: r.bsr_delay.map_or(
+            SimTime::from_ns(slot.ns() * (num.l1l2_ctrl_slots + num.ul_sched_delay_slots) as u64),
+            |d| d.time(),
+        ),
+        scheduler: SchedulerKind::from_name(&r.scheduler).ok_or("ran.scheduler: unknown")?,
+        harq: r.harq,
+        link,
+        numerology: num,
+    };
+    // One cell per gNB site, each with the RAN-wide radio configuration.
+    let cells: Vec<CellConfig> = r
         .gnbs
         .iter()
         .enumerate()
-        .map(|(i, g)| GnbConfig {
+        .map(|(i, g)| CellConfig {
             name: g.name.clone(),
-            node: first_node + i as u32,
+            node: NodeId(first_node + i as u32),
             position: vec3(g.position_m),
+            radio: radio.clone(),
         })
         .collect();
     let ues = r
@@ -775,12 +792,13 @@ pub fn ran_config(
         .enumerate()
         .map(|(j, u)| UeConfig {
             name: u.name.clone(),
-            node: first_node + gnbs.len() as u32 + j as u32,
-            gnb: u
-                .gnb
-                .as_ref()
-                .and_then(|g| r.gnbs.iter().position(|x| &x.name == g))
-                .unwrap_or(0),
+            node: NodeId(first_node + cells.len() as u32 + j as u32),
+            cell: CellId::from_index(
+                u.gnb
+                    .as_ref()
+                    .and_then(|g| r.gnbs.iter().position(|x| &x.name == g))
+                    .unwrap_or(0),
+            ),
             mobility: mobility_spec(u, r.area.as_ref()),
             indoor: u.indoor,
             outages: u
@@ -792,24 +810,12 @@ pub fn ran_config(
         })
         .collect();
     Ok(RanConfig {
-        cqi_delay: r.cqi_delay.map_or(
-            SimTime::from_ns(slot.ns() * num.l1l2_ctrl_slots as u64),
-            |d| d.time(),
-        ),
-        bsr_delay: r.bsr_delay.map_or(
-            SimTime::from_ns(slot.ns() * (num.l1l2_ctrl_slots + num.ul_sched_delay_slots) as u64),
-            |d| d.time(),
-        ),
-        scheduler: SchedulerKind::from_name(&r.scheduler).ok_or("ran.scheduler: unknown")?,
         rlc,
         pdcp: PdcpConfig::default(),
-        harq: r.harq,
         channel_update: r.channel_update.time(),
-        link,
         interference: r.interference,
         boxes,
-        gnbs,
+        cells,
         ues,
-        numerology: num,
     })
 }

@@ -536,6 +536,7 @@ pub fn validate(s: &Scenario, base_dir: &Path) -> Result<(Traces, crate::ran::Si
             ));
         }
     }
+    crate::core::validate(s, &mut errs);
     if errs.is_empty() {
         Ok((traces, sinr_traces))
     } else {

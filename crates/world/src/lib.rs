@@ -13,8 +13,10 @@
 #![warn(missing_docs)]
 
 mod build;
+mod core;
 pub mod output;
 mod run;
+mod topology;
 
 pub use output::{Column, ColumnData, RunOutput, Table};
 pub use run::{run, RunControl, RunError};

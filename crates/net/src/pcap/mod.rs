@@ -153,7 +153,7 @@ const TCP_ACK: u8 = 0x10;
 /// /8). The host part is never all zeros or all ones. Unique for nodes below
 /// 16,777,214; larger ids wrap around.
 pub fn node_ipv4(node: NodeId) -> [u8; 4] {
-    let host = node % IPV4_HOSTS + 1;
+    let host = node.0 % IPV4_HOSTS + 1;
     let [_, a, b, c] = host.to_be_bytes();
     [10, a, b, c]
 }
@@ -163,7 +163,7 @@ pub fn node_ipv4(node: NodeId) -> [u8; 4] {
 /// The first octet has the locally-administered bit set and the multicast bit clear, as
 /// made-up unicast addresses should. Unique for every node id.
 pub fn node_mac(node: NodeId) -> [u8; 6] {
-    let [a, b, c, d] = node.to_be_bytes();
+    let [a, b, c, d] = node.0.to_be_bytes();
     [0x02, 0x00, a, b, c, d]
 }
 
@@ -175,6 +175,7 @@ pub fn node_mac(node: NodeId) -> [u8; 6] {
 /// `40000 + flow`. The pair is unique for flows below 400,000,000 and never 0.
 pub fn flow_ports(flow: FlowId) -> (u16, u16) {
     // Both offsets are below 20000, so the sums stay below 60000 and fit in a u16.
+    let flow = flow.0;
     let sender = SENDER_PORT_BASE + (flow % PORTS_PER_BASE) as u16;
     let receiver = RECEIVER_PORT_BASE + (flow / PORTS_PER_BASE % PORTS_PER_BASE) as u16;
     (sender, receiver)
@@ -187,7 +188,7 @@ pub fn flow_ports(flow: FlowId) -> (u16, u16) {
 /// bits: deterministic, so captures are reproducible, yet spread over the whole sequence
 /// space and unrelated between the two directions and between neighbouring flows.
 pub fn initial_sequence_number(flow: FlowId, from_receiver: bool) -> u32 {
-    let mut z = ((flow as u64) << 1 | from_receiver as u64).wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = ((flow.0 as u64) << 1 | from_receiver as u64).wrapping_add(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^= z >> 31;

@@ -116,9 +116,9 @@ fn parse_options(mut o: &[u8]) -> Options {
 
 // ----- Builders -----
 
-const SENDER: NodeId = 1;
-const RECEIVER: NodeId = 2;
-const FLOW: FlowId = 7;
+const SENDER: NodeId = NodeId(1);
+const RECEIVER: NodeId = NodeId(2);
+const FLOW: FlowId = FlowId(7);
 const ACK: TcpFlags = TcpFlags {
     syn: false,
     ack: true,
@@ -139,18 +139,20 @@ fn tcp_packet(flow: FlowId, h: TcpHeader) -> Packet {
         sent_at: SimTime::ZERO,
         enqueued_at: SimTime::ZERO,
         transport: Transport::Tcp(h),
+        tunnel: None,
     }
 }
 
 fn udp_packet(flow: FlowId, seq: u64, payload_bytes: u32) -> Packet {
     Packet {
         flow,
-        src: 5,
-        dst: 6,
+        src: NodeId(5),
+        dst: NodeId(6),
         size_bytes: IPV4_HEADER_BYTES + UDP_HEADER_BYTES + payload_bytes,
         sent_at: SimTime::ZERO,
         enqueued_at: SimTime::ZERO,
         transport: Transport::Udp(UdpHeader { seq, payload_bytes }),
+        tunnel: None,
     }
 }
 
@@ -406,22 +408,25 @@ fn overlong_options_shorten_the_frame_by_the_omitted_block() {
 
 #[test]
 fn address_and_port_plan() {
-    assert_eq!(node_ipv4(0), [10, 0, 0, 1]);
-    assert_eq!(node_ipv4(1), [10, 0, 0, 2]);
-    assert_eq!(node_ipv4(255), [10, 0, 1, 0]);
-    assert_eq!(node_ipv4(16_777_213), [10, 255, 255, 254]);
-    assert_eq!(node_ipv4(16_777_214), [10, 0, 0, 1]);
-    assert_eq!(node_ipv4(u32::MAX), node_ipv4(u32::MAX % 16_777_214));
-    assert_eq!(node_mac(0x0102_0304), [2, 0, 1, 2, 3, 4]);
-    assert_eq!(flow_ports(0), (40_000, 20_000));
-    assert_eq!(flow_ports(3), (40_003, 20_000));
-    assert_eq!(flow_ports(19_999), (59_999, 20_000));
-    assert_eq!(flow_ports(20_000), (40_000, 20_001));
+    assert_eq!(node_ipv4(NodeId(0)), [10, 0, 0, 1]);
+    assert_eq!(node_ipv4(NodeId(1)), [10, 0, 0, 2]);
+    assert_eq!(node_ipv4(NodeId(255)), [10, 0, 1, 0]);
+    assert_eq!(node_ipv4(NodeId(16_777_213)), [10, 255, 255, 254]);
+    assert_eq!(node_ipv4(NodeId(16_777_214)), [10, 0, 0, 1]);
+    assert_eq!(
+        node_ipv4(NodeId(u32::MAX)),
+        node_ipv4(NodeId(u32::MAX % 16_777_214))
+    );
+    assert_eq!(node_mac(NodeId(0x0102_0304)), [2, 0, 1, 2, 3, 4]);
+    assert_eq!(flow_ports(FlowId(0)), (40_000, 20_000));
+    assert_eq!(flow_ports(FlowId(3)), (40_003, 20_000));
+    assert_eq!(flow_ports(FlowId(19_999)), (59_999, 20_000));
+    assert_eq!(flow_ports(FlowId(20_000)), (40_000, 20_001));
     // 4294967295 = 214748 * 20000 + 7295 and 214748 = 10 * 20000 + 14748.
-    assert_eq!(flow_ports(u32::MAX), (47_295, 34_748));
+    assert_eq!(flow_ports(FlowId(u32::MAX)), (47_295, 34_748));
     let mut owner = std::collections::HashMap::new();
     for f in (0..400_000_000).step_by(9_973).chain(0..50_000) {
-        let first = *owner.entry(flow_ports(f)).or_insert(f);
+        let first = *owner.entry(flow_ports(FlowId(f))).or_insert(f);
         assert_eq!(first, f, "flows {first} and {f} share ports");
     }
 }
@@ -429,20 +434,20 @@ fn address_and_port_plan() {
 #[test]
 fn initial_sequence_numbers_are_fixed_and_differ_by_direction() {
     // Pinned so that captures stay comparable between versions.
-    assert_eq!(initial_sequence_number(7, false), 1_789_515_284);
+    assert_eq!(initial_sequence_number(FlowId(7), false), 1_789_515_284);
     assert_eq!(
-        initial_sequence_number(7, true),
-        initial_sequence_number(7, true)
+        initial_sequence_number(FlowId(7), true),
+        initial_sequence_number(FlowId(7), true)
     );
     let isns: std::collections::HashSet<u32> = (0..1000)
-        .flat_map(|f| [false, true].map(|d| initial_sequence_number(f, d)))
+        .flat_map(|f| [false, true].map(|d| initial_sequence_number(FlowId(f), d)))
         .collect();
     assert_eq!(isns.len(), 2000);
 }
 
 #[test]
 fn global_and_record_headers() {
-    let p = udp_packet(0, 0, 100);
+    let p = udp_packet(FlowId(0), 0, 100);
     let mut w = PcapWriter::new(Vec::new()).unwrap();
     w.write(SimTime::from_ns(1_500_000_001), &p).unwrap();
     let file = w.into_inner().unwrap();
@@ -462,13 +467,13 @@ fn global_and_record_headers() {
 #[test]
 fn unwritable_packets_are_rejected_without_output() {
     let mut w = PcapWriter::new(Vec::new()).unwrap();
-    let big = udp_packet(0, 0, 65_535 - 28 + 1);
+    let big = udp_packet(FlowId(0), 0, 65_535 - 28 + 1);
     let e = w.write(SimTime::ZERO, &big).unwrap_err();
     assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
     let late = SimTime::from_secs(u32::MAX as u64 - CAPTURE_EPOCH_SECS as u64 + 1);
-    let e = w.write(late, &udp_packet(0, 0, 1)).unwrap_err();
+    let e = w.write(late, &udp_packet(FlowId(0), 0, 1)).unwrap_err();
     assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
-    let largest = udp_packet(0, 0, 65_535 - 28);
+    let largest = udp_packet(FlowId(0), 0, 65_535 - 28);
     w.write(late - SimTime::from_secs(1), &largest).unwrap();
     assert_eq!(w.packets_written(), 1);
     assert_eq!(records(&w.into_inner().unwrap()).len(), 1);
@@ -476,7 +481,7 @@ fn unwritable_packets_are_rejected_without_output() {
 
 #[test]
 fn identification_counts_packets_and_wraps() {
-    let p = udp_packet(0, 0, 10);
+    let p = udp_packet(FlowId(0), 0, 10);
     let mut w = PcapWriter::new(Vec::new()).unwrap();
     for _ in 0..65_538 {
         w.write(SimTime::ZERO, &p).unwrap();
@@ -489,7 +494,7 @@ fn identification_counts_packets_and_wraps() {
 
 #[test]
 fn udp_datagram_fields() {
-    let r = single_record(&udp_packet(20_003, 9, 1201));
+    let r = single_record(&udp_packet(FlowId(20_003), 9, 1201));
     let f = &r.frame;
     assert_eq!(f[14 + 9], 17);
     assert_eq!(be16(f, 16), 1229);
@@ -506,7 +511,7 @@ fn udp_checksum_zero_is_sent_as_all_ones() {
     // The length enters the sum twice (pseudo-header and UDP header), so some payload
     // length makes the computed checksum 0; RFC 768 then sends 0xffff.
     let found = (0..=65_507)
-        .map(|n| single_record(&udp_packet(1, 0, n)))
+        .map(|n| single_record(&udp_packet(FlowId(1), 0, n)))
         .find(|r| be16(&r.frame, 40) == 0xffff)
         .expect("a payload length whose computed checksum is zero");
     assert!(transport_checksum_ok(&found.frame));
@@ -561,6 +566,7 @@ proptest! {
         src in any::<u32>(),
         dst in any::<u32>(),
     ) {
+        let (flow, src, dst) = (FlowId(flow), NodeId(src), NodeId(dst));
         let mut p = tcp_packet(flow, h);
         p.src = src;
         p.dst = dst;
@@ -950,7 +956,12 @@ fn tshark_reads_udp_datagrams() {
     let packets: Vec<_> = sizes
         .iter()
         .enumerate()
-        .map(|(i, &n)| (SimTime::from_us(i as u64), udp_packet(20_003, i as u64, n)))
+        .map(|(i, &n)| {
+            (
+                SimTime::from_us(i as u64),
+                udp_packet(FlowId(20_003), i as u64, n),
+            )
+        })
         .collect();
     let bytes = capture(&packets);
     let padded = TempFile::new("udp-padded", &padded_to_original_length(&bytes));

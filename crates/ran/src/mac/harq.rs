@@ -108,6 +108,15 @@ impl Harq {
         self.busy == 0
     }
 
+    /// Blocks not yet decoded that a process still holds (waiting for feedback of a failed
+    /// transmission, or for a retransmission): what a MAC reset loses.
+    pub fn undecoded_blocks(&self) -> usize {
+        self.procs
+            .iter()
+            .filter(|s| matches!(s, State::Retx(_) | State::Waiting { tb: Some(_), .. }))
+            .count()
+    }
+
     /// A free process, if any.
     pub fn free_process(&self) -> Option<usize> {
         if self.busy == self.procs.len() {
@@ -219,6 +228,22 @@ mod tests {
         let c = h.feedback(SimTime::from_us(300));
         assert_eq!(c.acked, 1);
         assert!(h.is_idle());
+    }
+
+    #[test]
+    fn undecoded_blocks_are_those_a_mac_reset_would_lose() {
+        // Three processes: one decoded and awaiting its ACK, one failed and awaiting its
+        // NACK, one NACKed and waiting for resources. Only the last two hold data the
+        // receiver does not have.
+        let mut h = Harq::new(3, 4);
+        h.sent(0, tb(), true, SimTime::from_us(100));
+        h.sent(1, tb(), false, SimTime::from_us(100));
+        h.sent(2, tb(), false, SimTime::from_us(50));
+        h.feedback(SimTime::from_us(50));
+        assert_eq!(h.undecoded_blocks(), 2);
+        h.feedback(SimTime::from_us(100));
+        assert_eq!(h.undecoded_blocks(), 2);
+        assert_eq!(Harq::new(3, 4).undecoded_blocks(), 0);
     }
 
     #[test]

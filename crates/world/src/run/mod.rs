@@ -1,22 +1,26 @@
-//! The event loop: dispatch, forwarding, transport and radio hand-offs, sampling; the
-//! summary at the end of a run is `summary.rs`.
+//! The event loop: the events of a run and their dispatch. Packet forwarding (wired
+//! links, tunnels, the radio) is `forward.rs`, transport endpoints and applications
+//! `transport.rs`, sampled time series `sample.rs`, the summary at the end `summary.rs`.
 
+mod forward;
+mod sample;
 mod summary;
+mod transport;
 
-use crate::build::{build, FlowKind, FlowState, LinkState, RADIO};
-use crate::output::{Column, ColumnData, RunOutput, Table};
-use mmtsim_engine::metrics::Thinning;
+use crate::build::{build, Action, FlowKind, FlowState, LinkState};
+use crate::core::Core;
+use crate::output::RunOutput;
+use crate::topology::{Forwarding, Topology};
+use mmtsim_engine::ids::{CellId, FlowId, LinkId, NodeId, UeId};
 use mmtsim_engine::queue::{CLASS_EARLY, CLASS_LATE};
 use mmtsim_engine::{EventQueue, SimTime};
-use mmtsim_net::link::{LinkOutput, PacketRef};
-use mmtsim_net::linkview::Direction;
-use mmtsim_net::packet::{Packet, TcpHeader, Transport, UdpHeader};
+use mmtsim_net::link::LinkOutput;
+use mmtsim_net::packet::{Packet, TcpHeader};
 use mmtsim_net::pcap::PcapWriter;
 use mmtsim_ran::network::{Ran, RanOutput};
 use mmtsim_scenario::model::CwndRecording;
 use mmtsim_scenario::Loaded;
-use mmtsim_transport::tcp::sender::SenderState;
-use serde_json::json;
+use sample::RanSeries;
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::PathBuf;
@@ -58,36 +62,45 @@ impl std::fmt::Display for RunError {
 }
 impl std::error::Error for RunError {}
 
+/// The events of a run. Ordering among events at one instant: scripted events and cell
+/// slots use the early class (a handover at 5 s applies before any packet handled at
+/// 5 s), sampling the late class, everything else the normal class in insertion order.
 #[derive(Clone, Copy, Debug)]
 enum Ev {
-    FlowStart(u32),
+    FlowStart(FlowId),
     /// The flow's application stops writing.
-    FlowStop(u32),
-    TxDone(u32),
+    FlowStop(FlowId),
+    TxDone(LinkId),
     /// A packet that left the wire's FIFO order (reordering impairment) arrives.
     Arrive {
         pkt: u32,
-        link: u32,
+        link: LinkId,
     },
     /// The packets at the head of a link's wire arrive.
-    WireHead(u32),
+    WireHead(LinkId),
     TcpTimer {
-        flow: u32,
+        flow: FlowId,
         receiver: bool,
     },
-    AppWake(u32),
-    UdpSend(u32),
+    AppWake(FlowId),
+    UdpSend(FlowId),
     Sample,
     /// A slot of a cell.
-    Slot(u32),
+    Slot(CellId),
+    /// The scenario's `[[events]]` entry with this index.
+    Scripted(u32),
 }
 
 struct Sim {
     q: EventQueue<Ev>,
     end: SimTime,
-    n_nodes: usize,
     links: Vec<LinkState>,
-    route: Vec<u32>,
+    topology: Topology,
+    fwd: Forwarding,
+    /// The UE each node is, if it is one.
+    node_ue: Vec<Option<UeId>>,
+    core: Option<Core>,
+    events: Vec<(SimTime, Action)>,
     pkts: Vec<Packet>,
     free: Vec<u32>,
     flows: Vec<FlowState>,
@@ -106,24 +119,10 @@ struct Sim {
     ran: Option<Ran>,
     rout: RanOutput,
     ue_names: Vec<String>,
-    gnb_names: Vec<String>,
+    cell_names: Vec<String>,
     rs: RanSeries,
-}
-
-/// The per-UE radio time series.
-#[derive(Default)]
-struct RanSeries {
-    ue: Vec<u32>,
-    t_ns: Vec<u64>,
-    sinr_dl_db: Vec<f64>,
-    sinr_ul_db: Vec<f64>,
-    mcs_dl: Vec<f64>,
-    mcs_ul: Vec<f64>,
-    los: Vec<u32>,
-    rlc_dl_bytes: Vec<u64>,
-    rlc_ul_bytes: Vec<u64>,
-    x_m: Vec<f64>,
-    y_m: Vec<f64>,
+    /// Packets that reached a node with no route to their destination.
+    unroutable: u64,
 }
 
 /// Runs a validated scenario to its end.
@@ -148,9 +147,12 @@ pub fn run(loaded: &Loaded, ctl: &RunControl) -> Result<RunOutput, RunError> {
     let mut sim = Sim {
         q: EventQueue::new(),
         end: s.simulation.duration.time(),
-        n_nodes: b.nodes.len(),
         links: b.links,
-        route: b.route,
+        topology: b.topology,
+        fwd: b.forwarding,
+        node_ue: b.node_ue,
+        core: b.core,
+        events: b.events,
         pkts: Vec::with_capacity(4096),
         free: Vec::new(),
         flows: b.flows,
@@ -169,13 +171,19 @@ pub fn run(loaded: &Loaded, ctl: &RunControl) -> Result<RunOutput, RunError> {
         ran: b.ran,
         rout: RanOutput::default(),
         ue_names: b.ue_names,
-        gnb_names: b.gnb_names,
+        cell_names: b.cell_names,
         rs: RanSeries::default(),
+        unroutable: 0,
     };
+    for (i, &(at, _)) in sim.events.iter().enumerate() {
+        sim.q
+            .schedule_in_class(at, CLASS_EARLY, Ev::Scripted(i as u32));
+    }
     for (i, f) in sim.flows.iter().enumerate() {
-        sim.q.schedule(f.start, Ev::FlowStart(i as u32));
+        let id = FlowId::from_index(i);
+        sim.q.schedule(f.start, Ev::FlowStart(id));
         if f.stop < sim.end {
-            sim.q.schedule(f.stop, Ev::FlowStop(i as u32));
+            sim.q.schedule(f.stop, Ev::FlowStop(id));
         }
     }
     sim.q
@@ -221,46 +229,16 @@ impl Sim {
     fn dispatch(&mut self, now: SimTime, ev: Ev) {
         match ev {
             Ev::TxDone(l) => {
-                self.links[l as usize].dir.tx_done(now, &mut self.lout);
+                self.links[l.index()].dir.tx_done(now, &mut self.lout);
                 self.link_output(l);
             }
             Ev::Arrive { pkt, link } => self.arrive(now, pkt, link),
-            Ev::WireHead(l) => {
-                self.links[l as usize].wire_event_pending = false;
-                let mut now = now;
-                loop {
-                    while let Some(&(t, pkt)) = self.links[l as usize].wire.front() {
-                        if t > now {
-                            break;
-                        }
-                        self.links[l as usize].wire.pop_front();
-                        self.arrive(now, pkt, l);
-                    }
-                    let ls = &self.links[l as usize];
-                    let Some(&(t, _)) = ls.wire.front() else {
-                        break;
-                    };
-                    if ls.wire_event_pending {
-                        break;
-                    }
-                    // Nothing else is due before the next packet on this wire: deliver it
-                    // now rather than through the heap. Strictly earlier than every pending
-                    // event, so the order of events is exactly the heap's.
-                    if t <= self.end && self.q.peek_time().is_none_or(|h| t < h) {
-                        self.q.advance_to(t);
-                        now = t;
-                        continue;
-                    }
-                    self.links[l as usize].wire_event_pending = true;
-                    self.q.schedule(t, Ev::WireHead(l));
-                    break;
-                }
-            }
+            Ev::WireHead(l) => self.wire_head(now, l),
             Ev::TcpTimer { flow, receiver } => self.tcp_timer(now, flow, receiver),
             Ev::AppWake(f) => {
                 if let FlowKind::Tcp {
                     app_wake_pending, ..
-                } = &mut self.flows[f as usize].kind
+                } = &mut self.flows[f.index()].kind
                 {
                     if *app_wake_pending == now {
                         *app_wake_pending = SimTime::NEVER;
@@ -271,7 +249,7 @@ impl Sim {
             Ev::UdpSend(f) => self.udp_send(now, f),
             Ev::FlowStart(f) => self.flow_start(now, f),
             Ev::FlowStop(f) => {
-                let fl = &mut self.flows[f as usize];
+                let fl = &mut self.flows[f.index()];
                 fl.stopped = true;
                 if let FlowKind::Tcp { sender, .. } = &mut fl.kind {
                     sender.stop_writing();
@@ -279,400 +257,30 @@ impl Sim {
             }
             Ev::Sample => self.take_sample(now),
             Ev::Slot(c) => self.slot(now, c),
+            Ev::Scripted(i) => self.scripted(now, self.events[i as usize].1),
         }
     }
 
-    // ----- radio -----
+    /// A scripted event of the scenario.
+    fn scripted(&mut self, now: SimTime, action: Action) {
+        match action {
+            Action::Handover { ue, to } => self.handover(now, ue, to),
+        }
+    }
 
-    fn slot(&mut self, now: SimTime, c: u32) {
-        let Some(ran) = self.ran.as_mut() else {
-            return;
-        };
-        let mut out = std::mem::take(&mut self.rout);
-        let next = ran.slot(now, c as usize, &mut out);
-        if let Some(t) = next {
+    /// UE `ue` is served by cell `to` from `now`: the radio association changes, the
+    /// forwarding tables follow the new attachment, and the core switches the UE's
+    /// downlink tunnel to the new site.
+    fn handover(&mut self, now: SimTime, ue: UeId, to: CellId) {
+        let ran = self.ran.as_mut().expect("validated: handovers need a RAN");
+        if let Some((c, t)) = ran.switch_serving(now, ue, to) {
             self.q.schedule_in_class(t, CLASS_EARLY, Ev::Slot(c));
         }
-        for id in out.dropped.drain(..) {
-            self.free.push(id as u32);
+        let site: NodeId = ran.cell_node(to);
+        self.topology.attach(ue, site);
+        self.fwd = self.topology.forwarding();
+        if let Some(core) = &mut self.core {
+            core.path_switch(ue, site);
         }
-        for (id, node) in out.delivered.drain(..) {
-            self.forward(now, id as u32, node);
-        }
-        self.rout = out;
-    }
-
-    /// Packet `pkt` takes radio hop `hop` (a route entry ≥ RADIO).
-    fn radio(&mut self, now: SimTime, pkt: u32, hop: u32) {
-        let ue = ((hop & !RADIO) >> 1) as usize;
-        let dir = if hop & 1 == 1 {
-            Direction::Uplink
-        } else {
-            Direction::Downlink
-        };
-        let size = self.pkts[pkt as usize].size_bytes;
-        let ran = self
-            .ran
-            .as_mut()
-            .expect("radio routes exist only with a RAN");
-        match ran.enqueue(now, ue, dir, pkt as u64, size) {
-            Err(()) => self.free.push(pkt),
-            Ok(Some((c, t))) => self.q.schedule_in_class(t, CLASS_EARLY, Ev::Slot(c as u32)),
-            Ok(None) => {}
-        }
-    }
-
-    // ----- packets -----
-
-    fn arrive(&mut self, now: SimTime, pkt: u32, link: u32) {
-        let (reverse, capture, to) = {
-            let ls = &self.links[link as usize];
-            (ls.reverse, ls.capture, ls.to)
-        };
-        if reverse {
-            if let Some(c) = capture {
-                self.capture(c, now, pkt);
-            }
-        }
-        self.forward(now, pkt, to);
-    }
-
-    fn alloc(&mut self, p: Packet) -> u32 {
-        match self.free.pop() {
-            Some(i) => {
-                self.pkts[i as usize] = p;
-                i
-            }
-            None => {
-                self.pkts.push(p);
-                (self.pkts.len() - 1) as u32
-            }
-        }
-    }
-
-    fn capture(&mut self, c: usize, now: SimTime, pkt: u32) {
-        if let Err(e) = self.captures[c].write(now, &self.pkts[pkt as usize]) {
-            self.io_error.get_or_insert(e.to_string());
-        }
-    }
-
-    fn forward(&mut self, now: SimTime, pkt: u32, node: u32) {
-        // Only the destination and size are needed on the way; the whole record (a few
-        // hundred bytes with its TCP header) is copied once, at delivery.
-        let (dst, size_bytes) = {
-            let p = &self.pkts[pkt as usize];
-            (p.dst, p.size_bytes)
-        };
-        if dst == node {
-            let p = self.pkts[pkt as usize];
-            self.free.push(pkt);
-            self.deliver(now, &p);
-            return;
-        }
-        let l = self.route[node as usize * self.n_nodes + dst as usize];
-        debug_assert_ne!(l, u32::MAX, "validated scenarios route every flow");
-        if l >= RADIO {
-            self.radio(now, pkt, l);
-            return;
-        }
-        let (reverse, capture) = (
-            self.links[l as usize].reverse,
-            self.links[l as usize].capture,
-        );
-        if !reverse {
-            if let Some(c) = capture {
-                self.capture(c, now, pkt);
-            }
-        }
-        self.links[l as usize]
-            .dir
-            .enqueue(now, PacketRef(pkt), size_bytes, &mut self.lout);
-        self.link_output(l);
-    }
-
-    fn link_output(&mut self, l: u32) {
-        let mut out = std::mem::take(&mut self.lout);
-        for (p, _) in out.dropped.drain(..) {
-            self.free.push(p.0);
-        }
-        for d in out.delivered.drain(..) {
-            let (p, at) = (d.pkt, d.at);
-            let id = if d.duplicate {
-                self.alloc(self.pkts[p.0 as usize])
-            } else {
-                p.0
-            };
-            let ls = &mut self.links[l as usize];
-            let in_order = ls.wire.back().is_none_or(|&(t, _)| t <= at);
-            if !d.held && in_order {
-                ls.wire.push_back((at, id));
-                if !ls.wire_event_pending {
-                    ls.wire_event_pending = true;
-                    let head = ls.wire.front().expect("just pushed").0;
-                    self.q.schedule(head, Ev::WireHead(l));
-                }
-            } else {
-                // Held back by the reordering impairment: overtaken by later packets.
-                self.q.schedule(at, Ev::Arrive { pkt: id, link: l });
-            }
-        }
-        if let Some(t) = out.tx_done_at.take() {
-            self.q.schedule(t, Ev::TxDone(l));
-        }
-        self.lout = out;
-    }
-
-    /// Sends the TCP headers in `self.hdrs` of flow `f` into the network.
-    fn emit_tcp(&mut self, now: SimTime, f: u32) {
-        let mut hdrs = std::mem::take(&mut self.hdrs);
-        let (src, dst) = (self.flows[f as usize].src, self.flows[f as usize].dst);
-        for h in hdrs.drain(..) {
-            let (a, b) = if h.from_receiver {
-                (dst, src)
-            } else {
-                (src, dst)
-            };
-            let pkt = Packet {
-                flow: f,
-                src: a,
-                dst: b,
-                size_bytes: h.header_bytes() + h.payload_bytes,
-                sent_at: now,
-                enqueued_at: now,
-                transport: Transport::Tcp(h),
-            };
-            let id = self.alloc(pkt);
-            self.forward(now, id, a);
-        }
-        self.hdrs = hdrs;
-    }
-
-    fn deliver(&mut self, now: SimTime, p: &Packet) {
-        let f = p.flow;
-        match p.transport {
-            Transport::Tcp(h) => {
-                let fl = &mut self.flows[f as usize];
-                let FlowKind::Tcp {
-                    sender,
-                    receiver,
-                    file_size,
-                    completed_at,
-                    ..
-                } = &mut fl.kind
-                else {
-                    unreachable!("TCP packet of a UDP flow")
-                };
-                if h.from_receiver {
-                    if let (Some(u), Some(ran)) = (fl.src_ue, &self.ran) {
-                        sender.read_link_view(ran.view(u), now);
-                    }
-                    sender.on_segment(now, &h, &mut self.hdrs);
-                    self.emit_tcp(now, f);
-                    self.arm(now, f, false);
-                    self.service_app(now, f);
-                } else {
-                    if let (Some(u), Some(ran)) = (fl.dst_ue, &self.ran) {
-                        if receiver.controls_window() {
-                            receiver.read_link_view(ran.view(u), now);
-                        }
-                    }
-                    let new = receiver.on_segment(now, &h, &mut self.hdrs);
-                    let done = file_size.is_some_and(|s| fl.delivered + new >= s);
-                    if done && completed_at.is_none() {
-                        *completed_at = Some(now);
-                    }
-                    if new > 0 {
-                        fl.record_delivery(now, new, self.bin_ns, self.end);
-                    }
-                    self.emit_tcp(now, f);
-                    self.arm(now, f, true);
-                }
-            }
-            Transport::Udp(h) => {
-                let fl = &mut self.flows[f as usize];
-                let new = match &mut fl.kind {
-                    FlowKind::Udp { sink, owd, .. } => {
-                        let new = sink.on_datagram(&h);
-                        if new > 0 {
-                            owd.record(now, now - p.sent_at);
-                        }
-                        new
-                    }
-                    FlowKind::Tcp { .. } => unreachable!("UDP packet of a TCP flow"),
-                };
-                if new > 0 {
-                    fl.record_delivery(now, new, self.bin_ns, self.end);
-                }
-            }
-        }
-    }
-
-    // ----- TCP timers and applications -----
-
-    fn arm(&mut self, now: SimTime, f: u32, receiver: bool) {
-        let Some((deadline, pending)) = self.flows[f as usize].kind.tcp_timer(receiver) else {
-            return;
-        };
-        if deadline != SimTime::NEVER && deadline < *pending {
-            *pending = deadline;
-            self.q
-                .schedule(deadline.max(now), Ev::TcpTimer { flow: f, receiver });
-        }
-    }
-
-    fn tcp_timer(&mut self, now: SimTime, f: u32, receiver: bool) {
-        let fired = self.flows[f as usize]
-            .kind
-            .fire_tcp_timer(now, receiver, &mut self.hdrs);
-        if !fired {
-            return;
-        }
-        self.emit_tcp(now, f);
-        self.arm(now, f, receiver);
-        if !receiver {
-            self.service_app(now, f);
-        }
-    }
-
-    fn service_app(&mut self, now: SimTime, f: u32) {
-        if self.flows[f as usize].stopped {
-            return;
-        }
-        let FlowKind::Tcp {
-            sender,
-            app,
-            app_wake_pending,
-            ..
-        } = &mut self.flows[f as usize].kind
-        else {
-            return;
-        };
-        if sender.state() != SenderState::Established || !sender.app_limited() {
-            return;
-        }
-        let cap = sender.snd_una().saturating_sub(1) + sender.config().snd_buf;
-        let w = app.poll(now, cap);
-        if w > sender.app_written() {
-            sender.set_app_end(now, w, &mut self.hdrs);
-        }
-        if sender.app_limited() {
-            if let Some(t) = app.next_write(now) {
-                if t < *app_wake_pending {
-                    *app_wake_pending = t;
-                    self.q.schedule(t, Ev::AppWake(f));
-                }
-            }
-        }
-        self.emit_tcp(now, f);
-        self.arm(now, f, false);
-    }
-
-    fn flow_start(&mut self, now: SimTime, f: u32) {
-        match &mut self.flows[f as usize].kind {
-            FlowKind::Tcp { sender, app, .. } => {
-                let w = app.poll(now, u64::MAX);
-                sender.set_app_end(now, w, &mut self.hdrs);
-                sender.connect(now, &mut self.hdrs);
-                self.emit_tcp(now, f);
-                self.arm(now, f, false);
-            }
-            FlowKind::Udp { .. } => self.udp_send(now, f),
-        }
-    }
-
-    fn udp_send(&mut self, now: SimTime, f: u32) {
-        let fl = &mut self.flows[f as usize];
-        if now >= fl.stop {
-            return;
-        }
-        let FlowKind::Udp { src, .. } = &mut fl.kind else {
-            return;
-        };
-        let h: UdpHeader = src.next_datagram();
-        let (wire, interval) = (src.wire_bytes(), src.interval());
-        let pkt = Packet {
-            flow: f,
-            src: fl.src,
-            dst: fl.dst,
-            size_bytes: wire,
-            sent_at: now,
-            enqueued_at: now,
-            transport: Transport::Udp(h),
-        };
-        let next = now + interval;
-        if next < fl.stop && next <= self.end {
-            self.q.schedule(next, Ev::UdpSend(f));
-        }
-        let a = fl.src;
-        let id = self.alloc(pkt);
-        self.forward(now, id, a);
-    }
-
-    // ----- metrics -----
-
-    fn take_sample(&mut self, now: SimTime) {
-        if self.cwnd_mode == CwndRecording::Interval {
-            for fl in &mut self.flows {
-                if let FlowKind::Tcp { sender, .. } = &fl.kind {
-                    if now >= fl.start && sender.state() == SenderState::Established {
-                        fl.cwnd_t_ns.push(now.ns());
-                        fl.cwnd_bytes.push(sender.cwnd_bytes());
-                        fl.ssthresh_bytes.push(sender.ssthresh_bytes());
-                        fl.inflight_bytes.push(sender.bytes_in_flight());
-                        fl.rwnd_bytes.push(sender.peer_window_bytes());
-                    }
-                }
-            }
-        }
-        for (i, l) in self.links.iter_mut().enumerate() {
-            let occ = l.dir.queue_bytes(now);
-            l.occupancy_sum += occ as u128;
-            l.occupancy_samples += 1;
-            l.occupancy_max = l.occupancy_max.max(occ);
-            self.q_link.push(i as u32);
-            self.q_t_ns.push(now.ns());
-            self.q_bytes.push(occ);
-            self.q_packets.push(l.dir.queue_packets(now) as u32);
-            self.q_drops
-                .push(l.dir.stats.tail_drops + l.dir.stats.aqm_drops);
-        }
-        if let Some(ran) = self.ran.as_mut() {
-            for u in 0..ran.ues() {
-                let s = ran.sample(u, now);
-                let r = &mut self.rs;
-                r.ue.push(u as u32);
-                r.t_ns.push(now.ns());
-                r.sinr_dl_db.push(s.sinr_dl_db);
-                r.sinr_ul_db.push(s.sinr_ul_db);
-                r.mcs_dl.push(s.mcs[0].map_or(f64::NAN, f64::from));
-                r.mcs_ul.push(s.mcs[1].map_or(f64::NAN, f64::from));
-                r.los.push(s.los as u32);
-                r.rlc_dl_bytes.push(s.rlc_bytes[0]);
-                r.rlc_ul_bytes.push(s.rlc_bytes[1]);
-                r.x_m.push(s.position.x);
-                r.y_m.push(s.position.y);
-            }
-        }
-        let next = now + self.sample;
-        if next <= self.end {
-            self.q.schedule_in_class(next, CLASS_LATE, Ev::Sample);
-        }
-    }
-}
-
-impl FlowState {
-    /// `bytes` reached the receiving application at `now`.
-    fn record_delivery(&mut self, now: SimTime, bytes: u64, bin_ns: u64, end: SimTime) {
-        self.delivered += bytes;
-        if now <= self.stop {
-            self.delivered_by_stop += bytes;
-        }
-        // Bins are [k·bin, (k+1)·bin); the run's last instant `end` belongs to the last bin.
-        let last = end.ns().saturating_sub(1) / bin_ns;
-        let b = (now.ns() / bin_ns).min(last) as usize;
-        if self.bins.len() <= b {
-            self.bins.resize(b + 1, 0);
-        }
-        self.bins[b] += bytes;
     }
 }

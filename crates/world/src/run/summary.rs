@@ -1,7 +1,14 @@
 //! The end of a run: the per-flow, per-link and per-UE summary (`summary.json`) and the
 //! column tables handed to the writers.
 
-use super::*;
+use super::Sim;
+use crate::build::FlowKind;
+use crate::output::{Column, ColumnData, RunOutput, Table};
+use mmtsim_engine::ids::{CellId, UeId};
+use mmtsim_engine::metrics::Thinning;
+use mmtsim_engine::SimTime;
+use mmtsim_scenario::Loaded;
+use serde_json::json;
 
 impl Sim {
     pub(super) fn finish(mut self, loaded: &Loaded, seed: u64, nodes: &[String]) -> RunOutput {
@@ -45,8 +52,8 @@ impl Sim {
             let mut j = json!({
                 "id": id,
                 "name": fl.name,
-                "from": nodes[fl.src as usize],
-                "to": nodes[fl.dst as usize],
+                "from": nodes[fl.src.index()],
+                "to": nodes[fl.dst.index()],
                 "start_s": fl.start.secs_f64(),
                 "stop_s": stop.secs_f64(),
                 "bytes_delivered": fl.delivered,
@@ -315,8 +322,8 @@ impl Sim {
         let ratio = |s: f64, n: f64| (n > 0.0).then(|| s / n);
         let ues: Vec<_> = (0..ran.ues())
             .map(|u| {
-                let st = ran.ue_stats(u);
-                let [g, e] = ran.rlc_stats(u);
+                let st = ran.ue_stats(UeId::from_index(u));
+                let [g, e] = ran.rlc_stats(UeId::from_index(u));
                 let a = acc[u];
                 json!({
                     "id": u,
@@ -340,10 +347,10 @@ impl Sim {
             .collect();
         let cells: Vec<_> = (0..ran.cells())
             .map(|c| {
-                let b = ran.cell_bytes(c);
+                let b = ran.cell_bytes(CellId::from_index(c));
                 json!({
                     "id": c,
-                    "name": self.gnb_names[c],
+                    "name": self.cell_names[c],
                     "throughput_mbps": {
                         "dl": b[0] as f64 * 8.0 / secs / 1e6,
                         "ul": b[1] as f64 * 8.0 / secs / 1e6,

@@ -1,0 +1,480 @@
+//! The radio access network of a run: cells on gNB sites, UEs, their bearers and channels,
+//! advanced slot by slot, each cell at its own numerology.
+//!
+//! # Data path
+//! Downlink: the world hands a packet to [`Ran::enqueue`] → PDCP (header) → the gNB's RLC
+//! transmission buffer (drop-tail at the configured size) → at a slot of the serving cell
+//! the scheduler grants units → the MCS chosen from the SINR the UE reported `cqi_delay`
+//! ago gives the transport block size → RLC fills the block (status, retransmissions, new
+//! data) → the block is decoded or not, drawn from the BLER at the SINR of *this*
+//! transmission (soft combined with earlier ones) → a decoded block reaches the receiving
+//! RLC one slot after the slot ends (decoding latency) → in-order SDUs → PDCP → back to
+//! the world at the UE's node. Uplink is the mirror image, except that the scheduler sizes
+//! grants from the UE's buffer status as it was `bsr_delay` ago, minus what it granted
+//! since (scheduling request / buffer status report delay), and the UE's RLC fills the
+//! granted block; uplink packets leave the RAN at the serving cell's site node.
+//!
+//! # Cells and association
+//! Each cell has its own [`CellRadio`](crate::config::CellRadio): numerology (slot length,
+//! bandwidth, TDD pattern, MCS table, TBS rule, HARQ processes), scheduler, report delays
+//! and propagation model (carrier frequency). A UE is served by one cell at a time; which
+//! one is run-time state behind [`Ran::serving_cell`] and [`Ran::switch_serving`], the one
+//! API that scripted events, and later measurement-based handover, drive. The UE's bearer
+//! (its PDCP and RLC entities, `connection.rs`) belongs to the UE, not to a cell, so it
+//! survives a change of serving cell; see [`Ran::switch_serving`] for what a switch resets.
+//!
+//! # Time
+//! A cell runs one event per slot while it has anything to do (data in either direction,
+//! busy HARQ processes, blocks being decoded) and sleeps otherwise; RLC/PDCP timers wake
+//! it at the first slot boundary at or after they expire, and new data wakes it at the
+//! next slot boundary. Timers therefore have slot granularity (100 µs in the 2017
+//! preset), as in ns-3 where RLC runs off the MAC's subframe indications [NS3-MMW-V1].
+//!
+//! # Channel
+//! Each UE's position, LOS state and link gains are updated every `channel_update`
+//! (lazily, when its cell runs or when metrics are sampled). Downlink SINR is the serving
+//! cell's signal over the UE's noise plus, when `interference` is on, every other cell on
+//! the same carrier at full power with no beam alignment (their beams serve other UEs): a
+//! pessimistic full-load assumption. Uplink SINR has no interference term (one UE per slot
+//! per cell, other cells' UEs ignored). Forced outages give no signal at all.
+//!
+//! # Simplifications (against ns-3 mmWave [NS3-MMW-V1])
+//! - One radio bearer per UE carries all its flows.
+//! - Decoding latency is one slot for every preset; the HARQ feedback delay is the
+//!   preset's.
+//! - The DCI lead time (L1/L2 control latency) is folded into the CQI and BSR delays
+//!   instead of scheduling grants ahead of the slot they are for.
+//! - No MAC subheaders (ns-3 mmWave 2017 assumes 0 MAC header bytes too).
+
+mod channel;
+mod schedule;
+mod slot;
+
+use crate::config::{CellRadio, RanConfig};
+use crate::mac::harq::Harq;
+use crate::mac::scheduler::Candidate;
+use crate::pdcp::{PdcpRx, PdcpTx};
+use crate::phy::amc::Amc;
+use crate::phy::numerology::Numerology;
+use crate::rlc::{Pdu, Rlc, RlcStats, Sdu};
+use crate::view::UeView;
+use mmtsim_channel::blockage::Outages;
+use mmtsim_channel::budget::thermal_noise_dbm;
+use mmtsim_channel::geometry::{Aabb, Vec3};
+use mmtsim_channel::link::{LinkChannel, LosMode};
+use mmtsim_channel::mobility::Mobility;
+use mmtsim_channel::sinr_trace::SinrTrace;
+use mmtsim_engine::ids::{CellId, NodeId, UeId};
+use mmtsim_engine::{RngStreams, SimRng, SimTime};
+use mmtsim_net::{linkview::LinkView, Direction};
+use std::collections::VecDeque;
+
+/// SINR used for "no signal" (outage): far below any MCS threshold.
+pub const NO_SIGNAL_DB: f64 = -300.0;
+
+/// What a slot (or an enqueue) hands back to the world.
+#[derive(Debug, Default)]
+pub struct RanOutput {
+    /// Packets that left the RAN: (packet id, node where they come out: the UE for
+    /// downlink, the serving cell's site for uplink).
+    pub delivered: Vec<(u64, NodeId)>,
+    /// Packets an RLC buffer's AQM dropped from its head (the world frees them).
+    pub dropped: Vec<u64>,
+}
+
+/// Counters of one UE, each `[downlink, uplink]`.
+#[derive(Clone, Debug, Default)]
+pub struct UeStats {
+    /// Transport blocks sent (first transmissions).
+    pub tbs: [u64; 2],
+    /// HARQ retransmissions.
+    pub harq_retx: [u64; 2],
+    /// Blocks dropped after the last HARQ transmission failed.
+    pub harq_failures: [u64; 2],
+    /// Transmissions not decoded.
+    pub tb_errors: [u64; 2],
+    /// Transport-block bytes decoded.
+    pub decoded_bytes: [u64; 2],
+    /// SDUs (packets) refused by a full RLC buffer (downlink at the gNB, uplink at the UE).
+    pub buffer_drops: [u64; 2],
+    /// Blocks in HARQ processes discarded by a change of serving cell (MAC reset).
+    pub harq_reset_drops: [u64; 2],
+    /// Changes of serving cell.
+    pub cell_switches: u64,
+}
+
+/// A sample of one UE's radio state, for the `ran` time series.
+#[derive(Clone, Copy, Debug)]
+pub struct UeSample {
+    /// Downlink SINR, dB.
+    pub sinr_dl_db: f64,
+    /// Uplink SINR, dB.
+    pub sinr_ul_db: f64,
+    /// MCS of the last downlink / uplink block (None before the first).
+    pub mcs: [Option<u8>; 2],
+    /// Line of sight to the serving cell's antenna.
+    pub los: bool,
+    /// RLC transmission-buffer bytes [gNB (downlink), UE (uplink)].
+    pub rlc_bytes: [u64; 2],
+    /// Position.
+    pub position: Vec3,
+    /// Serving cell.
+    pub cell: CellId,
+}
+
+struct Delivery {
+    at: SimTime,
+    ue: UeId,
+    dir: Direction,
+    pdus: Vec<Pdu>,
+}
+
+/// A cell's radio parameters as the slot loop uses them, resolved once.
+struct Radio {
+    num: Numerology,
+    amc: Amc,
+    scheduler: crate::mac::scheduler::SchedulerKind,
+    harq_max_tx: u8,
+    cqi_delay: SimTime,
+    bsr_delay: SimTime,
+    bf_gain_db: f64,
+    los_geometric: bool,
+    noise_ue_dbm: f64,
+    noise_gnb_dbm: f64,
+    slot: SimTime,
+}
+
+impl Radio {
+    fn new(r: &CellRadio) -> Radio {
+        let num = r.numerology.clone();
+        Radio {
+            amc: Amc::new(&num),
+            scheduler: r.scheduler,
+            harq_max_tx: if r.harq { num.harq_max_tx } else { 1 },
+            cqi_delay: r.cqi_delay,
+            bsr_delay: r.bsr_delay,
+            bf_gain_db: r.link.bf_gain_db,
+            los_geometric: r.link.los_mode == LosMode::Geometric,
+            noise_ue_dbm: thermal_noise_dbm(num.bandwidth_hz, num.ue_noise_figure_db),
+            noise_gnb_dbm: thermal_noise_dbm(num.bandwidth_hz, num.noise_figure_db),
+            slot: num.slot,
+            num,
+        }
+    }
+
+    fn harq(&self) -> Harq {
+        Harq::new(self.num.harq_processes, self.harq_max_tx)
+    }
+
+    /// The first slot boundary of this cell at or after `t`.
+    fn align(&self, t: SimTime) -> SimTime {
+        let s = self.slot.ns();
+        SimTime::from_ns(t.ns().div_ceil(s) * s)
+    }
+}
+
+struct Cell {
+    node: NodeId,
+    position: Vec3,
+    radio: Radio,
+    ues: Vec<UeId>,
+    /// Time of the slot event the world holds for this cell, if any.
+    scheduled: Option<SimTime>,
+    /// Start of the last slot this cell ran (a slot never runs twice).
+    last_slot: Option<SimTime>,
+    deliveries: VecDeque<Delivery>,
+    rng: SimRng,
+    /// Decoded transport-block bytes, [DL, UL].
+    bytes: [u64; 2],
+}
+
+/// A UE's bearer: PDCP and RLC at both ends, `[gNB end, UE end]` for RLC. It belongs to
+/// the UE and survives a change of serving cell.
+struct Bearer {
+    /// The transmitter of direction d is `rlc[d.index()]` (the gNB end transmits
+    /// downlink); the receiver is the other end.
+    rlc: [Rlc; 2],
+    pdcp_tx: [PdcpTx; 2],
+    pdcp_rx: [PdcpRx; 2],
+}
+
+impl Bearer {
+    fn rlc_tx(&mut self, d: Direction) -> &mut Rlc {
+        &mut self.rlc[d.index()]
+    }
+    fn rlc_rx(&mut self, d: Direction) -> &mut Rlc {
+        &mut self.rlc[d.reverse().index()]
+    }
+}
+
+struct Ue {
+    node: NodeId,
+    cell: CellId,
+    mobility: Mobility,
+    outages: Outages,
+    trace: Option<SinrTrace>,
+    /// The channel to every cell, by cell.
+    chans: Vec<LinkChannel>,
+    next_channel: SimTime,
+    position: Vec3,
+    los: bool,
+    /// Current SINR [DL, UL], dB.
+    sinr: [f64; 2],
+    /// (time, DL SINR, UL SINR) of recent channel updates, for delayed reports.
+    sinr_hist: VecDeque<(SimTime, f64, f64)>,
+    bearer: Bearer,
+    harq: [Harq; 2],
+    /// (slot time, UE buffer status bytes) snapshots, for the delayed BSR.
+    bsr_hist: VecDeque<(SimTime, u64)>,
+    /// (slot time, bytes) of uplink grants, to discount what was already granted.
+    ul_granted: VecDeque<(SimTime, u64)>,
+    avg_bytes: [f64; 2],
+    mcs: [Option<u8>; 2],
+    view: UeView,
+    stats: UeStats,
+}
+
+/// The whole radio access network of a run.
+pub struct Ran {
+    channel_update: SimTime,
+    interference: bool,
+    boxes: Vec<Aabb>,
+    cells: Vec<Cell>,
+    ues: Vec<Ue>,
+    // Scratch buffers reused every slot.
+    sdus: Vec<Sdu>,
+    pdcp_out: Vec<Sdu>,
+    cands: Vec<Candidate>,
+    cand_key: Vec<(UeId, Direction, u8)>,
+    alloc_out: Vec<u16>,
+    interf: Vec<f64>,
+}
+
+impl Ran {
+    /// Builds the RAN; every random process draws from a stream named after its cell or UE.
+    pub fn new(cfg: &RanConfig, rng: &RngStreams) -> Ran {
+        let cells: Vec<Cell> = cfg
+            .cells
+            .iter()
+            .map(|c| Cell {
+                node: c.node,
+                position: c.position,
+                radio: Radio::new(&c.radio),
+                ues: Vec::new(),
+                scheduled: None,
+                last_slot: None,
+                deliveries: VecDeque::new(),
+                rng: rng.stream(&format!("ran/cell/{}/bler", c.name)),
+                bytes: [0; 2],
+            })
+            .collect();
+        let mut ran = Ran {
+            channel_update: cfg.channel_update.max(SimTime::from_ns(1)),
+            interference: cfg.interference,
+            boxes: cfg.boxes.clone(),
+            cells,
+            ues: Vec::new(),
+            sdus: Vec::new(),
+            pdcp_out: Vec::new(),
+            cands: Vec::new(),
+            cand_key: Vec::new(),
+            alloc_out: Vec::new(),
+            interf: Vec::new(),
+        };
+        for (i, u) in cfg.ues.iter().enumerate() {
+            let chans = cfg
+                .cells
+                .iter()
+                .map(|c| {
+                    let mut p = c.radio.link.clone();
+                    if !u.indoor {
+                        p.o2i = None;
+                    }
+                    LinkChannel::new(
+                        &p,
+                        rng.stream(&format!("ran/ue/{}/link/{}", u.name, c.name)),
+                    )
+                })
+                .collect();
+            let id = UeId::from_index(i);
+            let radio = &ran.cells[u.cell.index()].radio;
+            let harq = [radio.harq(), radio.harq()];
+            ran.cells[u.cell.index()].ues.push(id);
+            ran.ues.push(Ue {
+                node: u.node,
+                cell: u.cell,
+                mobility: Mobility::new(
+                    &u.mobility,
+                    rng.stream(&format!("ran/ue/{}/mobility", u.name)),
+                ),
+                outages: Outages::new(u.outages.clone()),
+                trace: u.sinr_trace.clone(),
+                chans,
+                next_channel: SimTime::ZERO,
+                position: Vec3::default(),
+                los: false,
+                sinr: [NO_SIGNAL_DB; 2],
+                sinr_hist: VecDeque::new(),
+                bearer: Bearer {
+                    rlc: [Rlc::new(&cfg.rlc), Rlc::new(&cfg.rlc)],
+                    pdcp_tx: [PdcpTx::new(&cfg.pdcp), PdcpTx::new(&cfg.pdcp)],
+                    pdcp_rx: [PdcpRx::new(&cfg.pdcp), PdcpRx::new(&cfg.pdcp)],
+                },
+                harq,
+                bsr_hist: VecDeque::new(),
+                ul_granted: VecDeque::new(),
+                avg_bytes: [0.0; 2],
+                mcs: [None; 2],
+                view: UeView::default(),
+                stats: UeStats::default(),
+            });
+        }
+        for u in 0..ran.ues.len() {
+            ran.update_channel(UeId::from_index(u), SimTime::ZERO);
+        }
+        ran
+    }
+
+    /// The numerology of cell `c`.
+    pub fn numerology(&self, c: CellId) -> &Numerology {
+        &self.cells[c.index()].radio.num
+    }
+
+    /// Number of cells.
+    pub fn cells(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// Number of UEs.
+    pub fn ues(&self) -> usize {
+        self.ues.len()
+    }
+
+    /// The world node of cell `c`'s gNB site.
+    pub fn cell_node(&self, c: CellId) -> NodeId {
+        self.cells[c.index()].node
+    }
+
+    /// The world node of UE `ue`.
+    pub fn ue_node(&self, ue: UeId) -> NodeId {
+        self.ues[ue.index()].node
+    }
+
+    /// The cell serving UE `ue` now.
+    pub fn serving_cell(&self, ue: UeId) -> CellId {
+        self.ues[ue.index()].cell
+    }
+
+    /// The cross-layer view of UE `ue`.
+    pub fn view(&self, ue: UeId) -> &dyn LinkView {
+        &self.ues[ue.index()].view
+    }
+
+    /// Counters of UE `ue`.
+    pub fn ue_stats(&self, ue: UeId) -> &UeStats {
+        &self.ues[ue.index()].stats
+    }
+
+    /// RLC counters of UE `ue`'s bearer: [gNB end, UE end].
+    pub fn rlc_stats(&self, ue: UeId) -> [&RlcStats; 2] {
+        let b = &self.ues[ue.index()].bearer;
+        [b.rlc[0].stats(), b.rlc[1].stats()]
+    }
+
+    /// Decoded transport-block bytes of cell `c`, [DL, UL].
+    pub fn cell_bytes(&self, c: CellId) -> [u64; 2] {
+        self.cells[c.index()].bytes
+    }
+
+    /// A packet enters the RAN: downlink at the serving cell's gNB of `ue`, uplink at
+    /// `ue`. Returns `Err(())` if the RLC buffer was full (the packet is dropped and
+    /// counted), else the cell and time at which the world must run a slot, if it must
+    /// schedule one.
+    #[allow(clippy::result_unit_err)]
+    pub fn enqueue(
+        &mut self,
+        now: SimTime,
+        ue: UeId,
+        dir: Direction,
+        id: u64,
+        bytes: u32,
+    ) -> Result<Option<(CellId, SimTime)>, ()> {
+        let d = dir.index();
+        let u = &mut self.ues[ue.index()];
+        // Admission before numbering (see `PdcpTx::peek`): a refused packet takes no COUNT.
+        let sdu = u.bearer.pdcp_tx[d].peek(id, bytes);
+        if u.bearer.rlc_tx(dir).send_sdu(now, sdu).is_err() {
+            u.stats.buffer_drops[d] += 1;
+            return Err(());
+        }
+        u.bearer.pdcp_tx[d].commit();
+        let c = u.cell;
+        Ok(self.wake(c, now))
+    }
+
+    /// Makes UE `ue` served by cell `to` from `now` (a handover's execution, or a scripted
+    /// switch). Returns the slot event the world must schedule for the new cell, if any.
+    ///
+    /// What moves and what is reset, following the handover procedure's effect on the
+    /// layers [TS38300 §9.2.3.2] with one simplification:
+    /// - MAC is reset [TS38321 §5.12]: every HARQ process of both directions
+    ///   is flushed, and the blocks in them are lost (counted in `harq_reset_drops`); RLC
+    ///   AM recovers their contents by ARQ, RLC UM does not. The HARQ entity is rebuilt
+    ///   with the new cell's number of processes and transmissions.
+    /// - Channel-quality and buffer-status history is the old cell's, so it is cleared:
+    ///   the new cell schedules from fresh reports.
+    /// - Blocks already decoded by the old cell are still delivered (they were received
+    ///   before the switch).
+    /// - **Simplification:** the bearer (PDCP and RLC entities with their buffers and
+    ///   state) moves with the UE intact, as if the source forwarded it to the target
+    ///   with no delay. 3GPP re-establishes RLC [TS38322 §5.1.2] and forwards PDCP SDUs
+    ///   over Xn [TS38323 §5.1.2]; that, and its interruption time, belong to the
+    ///   handover model, not to this association API.
+    pub fn switch_serving(
+        &mut self,
+        now: SimTime,
+        ue: UeId,
+        to: CellId,
+    ) -> Option<(CellId, SimTime)> {
+        let from = self.ues[ue.index()].cell;
+        if from == to {
+            return None;
+        }
+        self.cells[from.index()].ues.retain(|&u| u != ue);
+        self.cells[to.index()].ues.push(ue);
+        let radio = &self.cells[to.index()].radio;
+        let fresh = [radio.harq(), radio.harq()];
+        let u = &mut self.ues[ue.index()];
+        for d in Direction::BOTH {
+            let i = d.index();
+            u.stats.harq_reset_drops[i] += u.harq[i].undecoded_blocks() as u64;
+        }
+        u.harq = fresh;
+        u.cell = to;
+        u.stats.cell_switches += 1;
+        u.sinr_hist.clear();
+        u.bsr_hist.clear();
+        u.ul_granted.clear();
+        u.avg_bytes = [0.0; 2];
+        // The new serving link's channel, now.
+        u.next_channel = now;
+        self.update_channel(ue, now);
+        self.wake(to, now)
+    }
+
+    /// Makes sure cell `c` runs a slot at the first boundary at or after `now`.
+    fn wake(&mut self, c: CellId, now: SimTime) -> Option<(CellId, SimTime)> {
+        let cell = &mut self.cells[c.index()];
+        let mut t = cell.radio.align(now);
+        if let Some(last) = cell.last_slot {
+            t = t.max(last + cell.radio.slot);
+        }
+        match cell.scheduled {
+            Some(s) if s <= t => None,
+            _ => {
+                cell.scheduled = Some(t);
+                Some((c, t))
+            }
+        }
+    }
+}

@@ -1,0 +1,275 @@
+//! A flow's state in a run (its transport endpoints, application and records), and
+//! building it from the scenario's `[[flows]]`.
+
+use super::LinkState;
+use crate::topology::{Forwarding, Hop};
+use mmtsim_apps::{AppKind, TcpApp};
+use mmtsim_engine::ids::{NodeId, UeId};
+use mmtsim_engine::metrics::{DelayLog, Thinning};
+use mmtsim_engine::{Rate, RngStreams, SimTime};
+use mmtsim_net::packet::TcpHeader;
+use mmtsim_ran::network::Ran;
+use mmtsim_scenario::model::{App, CwndRecording, Protocol};
+use mmtsim_scenario::{resolve, Scenario};
+use mmtsim_transport::tcp::receiver::TcpReceiver;
+use mmtsim_transport::tcp::sender::TcpSender;
+use mmtsim_transport::udp::{UdpSink, UdpSource};
+
+// One per flow, so the size difference costs nothing; boxing TCP would add an indirection
+// to every packet.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum FlowKind {
+    Tcp {
+        sender: TcpSender,
+        receiver: TcpReceiver,
+        app: TcpApp,
+        /// Earliest pending timer event of [sender, receiver].
+        timer_pending: [SimTime; 2],
+        app_wake_pending: SimTime,
+        file_size: Option<u64>,
+        completed_at: Option<SimTime>,
+    },
+    Udp {
+        src: UdpSource,
+        sink: UdpSink,
+        owd: DelayLog,
+    },
+}
+
+pub(crate) struct FlowState {
+    pub name: String,
+    /// The sending node's UE, if it is one (its radio view feeds the sender).
+    pub src_ue: Option<UeId>,
+    /// The receiving node's UE, if it is one (its view feeds a window controller).
+    pub dst_ue: Option<UeId>,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub start: SimTime,
+    pub stop: SimTime,
+    pub cc_name: &'static str,
+    pub kind: FlowKind,
+    /// The application stopped (its `stop` time passed).
+    pub stopped: bool,
+    pub delivered: u64,
+    /// Bytes delivered up to the flow's stop time (what its goodput counts).
+    pub delivered_by_stop: u64,
+    pub bins: Vec<u64>,
+    pub cwnd_t_ns: Vec<u64>,
+    pub cwnd_bytes: Vec<u64>,
+    pub ssthresh_bytes: Vec<u64>,
+    pub inflight_bytes: Vec<u64>,
+    pub rwnd_bytes: Vec<u64>,
+}
+
+fn app_kind(app: &App) -> (AppKind, Option<u64>) {
+    match app {
+        App::Bulk => (AppKind::Bulk, None),
+        App::Rate { rate } => (AppKind::Rate { rate: rate.rate() }, None),
+        App::File { size } => (AppKind::File { size: size.0 }, Some(size.0)),
+        App::Onoff { rate, on, off } => (
+            AppKind::OnOff {
+                rate: rate.rate(),
+                on: on.time(),
+                off: off.time(),
+            },
+            None,
+        ),
+        App::Messages {
+            size,
+            interval,
+            poisson,
+        } => (
+            AppKind::Messages {
+                size: size.0,
+                interval: interval.time(),
+                poisson: *poisson,
+            },
+            None,
+        ),
+        App::Cbr { .. } => unreachable!("validated: cbr is UDP only"),
+    }
+}
+
+pub(super) fn build_flows(
+    s: &Scenario,
+    rng: &RngStreams,
+    node_index: &dyn Fn(&str) -> NodeId,
+    forwarding: &Forwarding,
+    links: &[LinkState],
+    ran: Option<&Ran>,
+    node_ue: &[Option<UeId>],
+) -> Vec<FlowState> {
+    let end = s.simulation.duration.time();
+    // Each per-packet table's row budget is shared evenly by the flows that record it.
+    let budget_of = |p: Protocol| {
+        let n: u64 = s
+            .flows
+            .iter()
+            .filter(|f| f.protocol == p)
+            .map(|f| f.count as u64)
+            .sum();
+        if s.metrics.keep_all_samples {
+            0
+        } else {
+            (s.metrics.sample_budget / n.max(1)).max(2) as usize
+        }
+    };
+    let (tcp_budget, udp_budget) = (budget_of(Protocol::Tcp), budget_of(Protocol::Udp));
+    let mut flows = Vec::new();
+    for (fi, f) in s.flows.iter().enumerate() {
+        for k in 0..f.count {
+            let base = f.name.clone().unwrap_or_else(|| format!("flow{fi}"));
+            let name = if f.count > 1 {
+                format!("{base}#{k}")
+            } else {
+                base
+            };
+            let start = f.start.time();
+            let stop = f.stop.map_or(end, |t| t.time()).min(end);
+            let src = node_index(&f.from);
+            let dst = node_index(&f.to);
+            let (kind, cc_name) = match f.protocol {
+                Protocol::Tcp => {
+                    let mut cfg = resolve::tcp_config(f).expect("validated TCP configuration");
+                    if let mmtsim_transport::cc::CcParams::Bbr(p) = &mut cfg.cc {
+                        // Each flow draws its own PROBE_BW phases, reproducibly per run seed.
+                        use rand::RngCore;
+                        p.seed = rng.stream(&format!("flow/{name}/bbr")).next_u64();
+                    }
+                    let cc_name = cfg.cc.name();
+                    let log_changes = s.metrics.cwnd == CwndRecording::Change;
+                    let (app_kind, file_size) = app_kind(&f.app);
+                    let app = TcpApp::new(
+                        app_kind,
+                        start,
+                        stop,
+                        cfg.mss as u64,
+                        rng.stream(&format!("flow/{name}/app")),
+                    );
+                    let mut sender = TcpSender::new(cfg.clone(), log_changes, start);
+                    sender.log.rtt.keep = s.metrics.rtt;
+                    sender.log.rtt.set_budget(tcp_budget);
+                    if let Some(c) = &mut sender.log.cwnd {
+                        c.thinning = Thinning::new(tcp_budget);
+                    }
+                    let receiver = TcpReceiver::new(cfg);
+                    (
+                        FlowKind::Tcp {
+                            sender,
+                            receiver,
+                            app,
+                            timer_pending: [SimTime::NEVER; 2],
+                            app_wake_pending: SimTime::NEVER,
+                            file_size,
+                            completed_at: None,
+                        },
+                        cc_name,
+                    )
+                }
+                Protocol::Udp => {
+                    let App::Cbr { rate, payload } = &f.app else {
+                        unreachable!("validated: UDP flows are cbr")
+                    };
+                    let rate = rate.map(|r| r.rate()).unwrap_or_else(|| {
+                        match forwarding.next(src, dst) {
+                            // Saturate the radio: the peak rate of the UE's serving cell.
+                            Hop::Radio(ue, _) => {
+                                let peak = ran.map_or(1e9, |r| {
+                                    r.numerology(r.serving_cell(ue)).peak_rate_bps()
+                                });
+                                Rate(peak as u64)
+                            }
+                            Hop::Link(l) => links[l.index()].dir.rate_hint(),
+                            Hop::Unreachable => unreachable!("validated: every flow is routed"),
+                        }
+                    });
+                    let payload = payload.map_or(1472, |p| p.0 as u32);
+                    (
+                        FlowKind::Udp {
+                            src: UdpSource::new(payload, rate),
+                            sink: UdpSink::default(),
+                            owd: {
+                                let mut d = DelayLog::new(s.metrics.rtt);
+                                d.set_budget(udp_budget);
+                                d
+                            },
+                        },
+                        "none",
+                    )
+                }
+            };
+            flows.push(FlowState {
+                name,
+                src_ue: node_ue[src.index()],
+                dst_ue: node_ue[dst.index()],
+                src,
+                dst,
+                start,
+                stop,
+                cc_name,
+                kind,
+                stopped: false,
+                delivered: 0,
+                delivered_by_stop: 0,
+                bins: Vec::new(),
+                cwnd_t_ns: vec![],
+                cwnd_bytes: vec![],
+                ssthresh_bytes: vec![],
+                inflight_bytes: vec![],
+                rwnd_bytes: vec![],
+            });
+        }
+    }
+    flows
+}
+
+impl FlowKind {
+    /// A TCP endpoint's next deadline and the slot holding its earliest pending timer
+    /// event (`receiver` selects the end); `None` for UDP.
+    pub(crate) fn tcp_timer(&mut self, receiver: bool) -> Option<(SimTime, &mut SimTime)> {
+        let FlowKind::Tcp {
+            sender,
+            receiver: r,
+            timer_pending,
+            ..
+        } = self
+        else {
+            return None;
+        };
+        let deadline = if receiver {
+            r.next_deadline()
+        } else {
+            sender.next_deadline()
+        };
+        Some((deadline, &mut timer_pending[receiver as usize]))
+    }
+
+    /// A timer event of a TCP endpoint fired at `now`: forget it if it was the pending one,
+    /// and let the endpoint act. False for UDP.
+    pub(crate) fn fire_tcp_timer(
+        &mut self,
+        now: SimTime,
+        receiver: bool,
+        out: &mut Vec<TcpHeader>,
+    ) -> bool {
+        let FlowKind::Tcp {
+            sender,
+            receiver: r,
+            timer_pending,
+            ..
+        } = self
+        else {
+            return false;
+        };
+        let pending = &mut timer_pending[receiver as usize];
+        if *pending == now {
+            *pending = SimTime::NEVER;
+        }
+        if receiver {
+            r.on_timer(now, out);
+        } else {
+            sender.on_timer(now, out);
+        }
+        true
+    }
+}

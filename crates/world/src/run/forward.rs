@@ -1,0 +1,236 @@
+//! Moving packets: the forwarding decision at a node (its table, the core network's
+//! tunnels), wired links and their wires, the radio hand-offs, capture points.
+
+use super::{Ev, Sim};
+use crate::topology::Hop;
+use mmtsim_engine::ids::{CellId, LinkId, NodeId, UeId};
+use mmtsim_engine::queue::CLASS_EARLY;
+use mmtsim_engine::SimTime;
+use mmtsim_net::link::PacketRef;
+use mmtsim_net::packet::Packet;
+use mmtsim_net::Direction;
+
+impl Sim {
+    // ----- radio -----
+
+    pub(super) fn slot(&mut self, now: SimTime, c: CellId) {
+        let Some(ran) = self.ran.as_mut() else {
+            return;
+        };
+        let mut out = std::mem::take(&mut self.rout);
+        let next = ran.slot(now, c, &mut out);
+        if let Some(t) = next {
+            self.q.schedule_in_class(t, CLASS_EARLY, Ev::Slot(c));
+        }
+        for id in out.dropped.drain(..) {
+            self.free.push(id as u32);
+        }
+        for (id, node) in out.delivered.drain(..) {
+            let pkt = id as u32;
+            // Uplink leaves the radio at a site; with a core it enters the tunnel to the UPF.
+            if let Some(core) = &self.core {
+                if self.node_ue[node.index()].is_none() && self.pkts[pkt as usize].dst != node {
+                    self.pkts[pkt as usize].tunnel = Some(core.upf());
+                }
+            }
+            self.forward(now, pkt, node);
+        }
+        self.rout = out;
+    }
+
+    /// Packet `pkt` takes the radio hop of `ue` in direction `dir`.
+    fn radio(&mut self, now: SimTime, pkt: u32, ue: UeId, dir: Direction) {
+        let size = self.pkts[pkt as usize].size_bytes;
+        let ran = self
+            .ran
+            .as_mut()
+            .expect("radio routes exist only with a RAN");
+        match ran.enqueue(now, ue, dir, pkt as u64, size) {
+            Err(()) => self.free.push(pkt),
+            Ok(Some((c, t))) => self.q.schedule_in_class(t, CLASS_EARLY, Ev::Slot(c)),
+            Ok(None) => {}
+        }
+    }
+
+    // ----- packets -----
+
+    pub(super) fn arrive(&mut self, now: SimTime, pkt: u32, link: LinkId) {
+        let (reverse, capture, to) = {
+            let ls = &self.links[link.index()];
+            (ls.reverse, ls.capture, ls.to)
+        };
+        if reverse {
+            if let Some(c) = capture {
+                self.capture(c, now, pkt);
+            }
+        }
+        self.forward(now, pkt, to);
+    }
+
+    pub(super) fn wire_head(&mut self, now: SimTime, l: LinkId) {
+        let li = l.index();
+        self.links[li].wire_event_pending = false;
+        let mut now = now;
+        loop {
+            while let Some(&(t, pkt)) = self.links[li].wire.front() {
+                if t > now {
+                    break;
+                }
+                self.links[li].wire.pop_front();
+                self.arrive(now, pkt, l);
+            }
+            let ls = &self.links[li];
+            let Some(&(t, _)) = ls.wire.front() else {
+                break;
+            };
+            if ls.wire_event_pending {
+                break;
+            }
+            // Nothing else is due before the next packet on this wire: deliver it now
+            // rather than through the heap. Strictly earlier than every pending event, so
+            // the order of events is exactly the heap's.
+            if t <= self.end && self.q.peek_time().is_none_or(|h| t < h) {
+                self.q.advance_to(t);
+                now = t;
+                continue;
+            }
+            self.links[li].wire_event_pending = true;
+            self.q.schedule(t, Ev::WireHead(l));
+            break;
+        }
+    }
+
+    pub(super) fn alloc(&mut self, p: Packet) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.pkts[i as usize] = p;
+                i
+            }
+            None => {
+                self.pkts.push(p);
+                (self.pkts.len() - 1) as u32
+            }
+        }
+    }
+
+    fn capture(&mut self, c: usize, now: SimTime, pkt: u32) {
+        if let Err(e) = self.captures[c].write(now, &self.pkts[pkt as usize]) {
+            self.io_error.get_or_insert(e.to_string());
+        }
+    }
+
+    /// Packet `pkt` is at `node`: deliver it, or send it on its next hop.
+    pub(super) fn forward(&mut self, now: SimTime, pkt: u32, node: NodeId) {
+        // Only the destination, tunnel and size are needed on the way; the whole record (a
+        // few hundred bytes with its TCP header) is copied once, at delivery.
+        let (dst, tunnel) = {
+            let p = &self.pkts[pkt as usize];
+            (p.dst, p.tunnel)
+        };
+        let target = match tunnel {
+            Some(end) if end == node => return self.tunnel_exit(now, pkt, node),
+            Some(end) => end,
+            None if dst == node => {
+                let p = self.pkts[pkt as usize];
+                self.free.push(pkt);
+                self.deliver(now, &p);
+                return;
+            }
+            None => match (&self.core, self.node_ue[dst.index()]) {
+                // Downlink to a UE goes through the UPF, which tunnels it to the UE's site.
+                (Some(core), Some(ue)) => {
+                    if node == core.upf() {
+                        let end = core.tunnel_end(ue);
+                        self.pkts[pkt as usize].tunnel = Some(end);
+                        return self.forward(now, pkt, node);
+                    }
+                    core.upf()
+                }
+                _ => dst,
+            },
+        };
+        match self.fwd.next(node, target) {
+            Hop::Link(l) => self.send_on_link(now, pkt, l),
+            Hop::Radio(ue, dir) => self.radio(now, pkt, ue, dir),
+            Hop::Unreachable => {
+                self.unroutable += 1;
+                self.free.push(pkt);
+            }
+        }
+    }
+
+    /// `pkt` reached the far end of its tunnel at `node`: the UPF (uplink: routed on from
+    /// here) or a gNB site (downlink: to the radio if the site still serves the UE, else
+    /// over Xn to the site that does, or dropped without an Xn link).
+    fn tunnel_exit(&mut self, now: SimTime, pkt: u32, node: NodeId) {
+        self.pkts[pkt as usize].tunnel = None;
+        let dst = self.pkts[pkt as usize].dst;
+        let core = self.core.as_mut().expect("tunnels exist only with a core");
+        if node == core.upf() {
+            return self.forward(now, pkt, node);
+        }
+        let ue = self.node_ue[dst.index()].expect("downlink tunnels lead to UEs");
+        let serving = self.topology.site_of(ue);
+        if serving == node {
+            return self.radio(now, pkt, ue, Direction::Downlink);
+        }
+        match self.topology.direct_link(node, serving) {
+            Some(xn) => {
+                core.stats.xn_forwarded += 1;
+                self.pkts[pkt as usize].tunnel = Some(serving);
+                self.send_on_link(now, pkt, xn);
+            }
+            None => {
+                core.stats.xn_dropped += 1;
+                self.free.push(pkt);
+            }
+        }
+    }
+
+    fn send_on_link(&mut self, now: SimTime, pkt: u32, l: LinkId) {
+        let li = l.index();
+        let size_bytes = self.pkts[pkt as usize].size_bytes;
+        let (reverse, capture) = (self.links[li].reverse, self.links[li].capture);
+        if !reverse {
+            if let Some(c) = capture {
+                self.capture(c, now, pkt);
+            }
+        }
+        self.links[li]
+            .dir
+            .enqueue(now, PacketRef(pkt), size_bytes, &mut self.lout);
+        self.link_output(l);
+    }
+
+    pub(super) fn link_output(&mut self, l: LinkId) {
+        let mut out = std::mem::take(&mut self.lout);
+        for (p, _) in out.dropped.drain(..) {
+            self.free.push(p.0);
+        }
+        for d in out.delivered.drain(..) {
+            let (p, at) = (d.pkt, d.at);
+            let id = if d.duplicate {
+                self.alloc(self.pkts[p.0 as usize])
+            } else {
+                p.0
+            };
+            let ls = &mut self.links[l.index()];
+            let in_order = ls.wire.back().is_none_or(|&(t, _)| t <= at);
+            if !d.held && in_order {
+                ls.wire.push_back((at, id));
+                if !ls.wire_event_pending {
+                    ls.wire_event_pending = true;
+                    let head = ls.wire.front().expect("just pushed").0;
+                    self.q.schedule(head, Ev::WireHead(l));
+                }
+            } else {
+                // Held back by the reordering impairment: overtaken by later packets.
+                self.q.schedule(at, Ev::Arrive { pkt: id, link: l });
+            }
+        }
+        if let Some(t) = out.tx_done_at.take() {
+            self.q.schedule(t, Ev::TxDone(l));
+        }
+        self.lout = out;
+    }
+}

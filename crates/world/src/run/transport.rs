@@ -1,0 +1,199 @@
+//! Transport endpoints and applications of the flows: sending segments and datagrams,
+//! delivering them to the endpoints, TCP timers, the applications' writes.
+
+use super::{Ev, Sim};
+use crate::build::FlowKind;
+use mmtsim_engine::ids::FlowId;
+use mmtsim_engine::SimTime;
+use mmtsim_net::packet::{Packet, Transport, UdpHeader};
+use mmtsim_transport::tcp::sender::SenderState;
+
+impl Sim {
+    /// Sends the TCP headers in `self.hdrs` of flow `f` into the network.
+    fn emit_tcp(&mut self, now: SimTime, f: FlowId) {
+        let mut hdrs = std::mem::take(&mut self.hdrs);
+        let (src, dst) = (self.flows[f.index()].src, self.flows[f.index()].dst);
+        for h in hdrs.drain(..) {
+            let (a, b) = if h.from_receiver {
+                (dst, src)
+            } else {
+                (src, dst)
+            };
+            let pkt = Packet {
+                flow: f,
+                src: a,
+                dst: b,
+                size_bytes: h.header_bytes() + h.payload_bytes,
+                sent_at: now,
+                enqueued_at: now,
+                transport: Transport::Tcp(h),
+                tunnel: None,
+            };
+            let id = self.alloc(pkt);
+            self.forward(now, id, a);
+        }
+        self.hdrs = hdrs;
+    }
+
+    pub(super) fn deliver(&mut self, now: SimTime, p: &Packet) {
+        let f = p.flow;
+        match p.transport {
+            Transport::Tcp(h) => {
+                let fl = &mut self.flows[f.index()];
+                let FlowKind::Tcp {
+                    sender,
+                    receiver,
+                    file_size,
+                    completed_at,
+                    ..
+                } = &mut fl.kind
+                else {
+                    unreachable!("TCP packet of a UDP flow")
+                };
+                if h.from_receiver {
+                    if let (Some(u), Some(ran)) = (fl.src_ue, &self.ran) {
+                        sender.read_link_view(ran.view(u), now);
+                    }
+                    sender.on_segment(now, &h, &mut self.hdrs);
+                    self.emit_tcp(now, f);
+                    self.arm(now, f, false);
+                    self.service_app(now, f);
+                } else {
+                    if let (Some(u), Some(ran)) = (fl.dst_ue, &self.ran) {
+                        if receiver.controls_window() {
+                            receiver.read_link_view(ran.view(u), now);
+                        }
+                    }
+                    let new = receiver.on_segment(now, &h, &mut self.hdrs);
+                    let done = file_size.is_some_and(|s| fl.delivered + new >= s);
+                    if done && completed_at.is_none() {
+                        *completed_at = Some(now);
+                    }
+                    if new > 0 {
+                        fl.record_delivery(now, new, self.bin_ns, self.end);
+                    }
+                    self.emit_tcp(now, f);
+                    self.arm(now, f, true);
+                }
+            }
+            Transport::Udp(h) => {
+                let fl = &mut self.flows[f.index()];
+                let new = match &mut fl.kind {
+                    FlowKind::Udp { sink, owd, .. } => {
+                        let new = sink.on_datagram(&h);
+                        if new > 0 {
+                            owd.record(now, now - p.sent_at);
+                        }
+                        new
+                    }
+                    FlowKind::Tcp { .. } => unreachable!("UDP packet of a TCP flow"),
+                };
+                if new > 0 {
+                    fl.record_delivery(now, new, self.bin_ns, self.end);
+                }
+            }
+        }
+    }
+
+    // ----- TCP timers and applications -----
+
+    fn arm(&mut self, now: SimTime, f: FlowId, receiver: bool) {
+        let Some((deadline, pending)) = self.flows[f.index()].kind.tcp_timer(receiver) else {
+            return;
+        };
+        if deadline != SimTime::NEVER && deadline < *pending {
+            *pending = deadline;
+            self.q
+                .schedule(deadline.max(now), Ev::TcpTimer { flow: f, receiver });
+        }
+    }
+
+    pub(super) fn tcp_timer(&mut self, now: SimTime, f: FlowId, receiver: bool) {
+        let fired = self.flows[f.index()]
+            .kind
+            .fire_tcp_timer(now, receiver, &mut self.hdrs);
+        if !fired {
+            return;
+        }
+        self.emit_tcp(now, f);
+        self.arm(now, f, receiver);
+        if !receiver {
+            self.service_app(now, f);
+        }
+    }
+
+    pub(super) fn service_app(&mut self, now: SimTime, f: FlowId) {
+        if self.flows[f.index()].stopped {
+            return;
+        }
+        let FlowKind::Tcp {
+            sender,
+            app,
+            app_wake_pending,
+            ..
+        } = &mut self.flows[f.index()].kind
+        else {
+            return;
+        };
+        if sender.state() != SenderState::Established || !sender.app_limited() {
+            return;
+        }
+        let cap = sender.snd_una().saturating_sub(1) + sender.config().snd_buf;
+        let w = app.poll(now, cap);
+        if w > sender.app_written() {
+            sender.set_app_end(now, w, &mut self.hdrs);
+        }
+        if sender.app_limited() {
+            if let Some(t) = app.next_write(now) {
+                if t < *app_wake_pending {
+                    *app_wake_pending = t;
+                    self.q.schedule(t, Ev::AppWake(f));
+                }
+            }
+        }
+        self.emit_tcp(now, f);
+        self.arm(now, f, false);
+    }
+
+    pub(super) fn flow_start(&mut self, now: SimTime, f: FlowId) {
+        match &mut self.flows[f.index()].kind {
+            FlowKind::Tcp { sender, app, .. } => {
+                let w = app.poll(now, u64::MAX);
+                sender.set_app_end(now, w, &mut self.hdrs);
+                sender.connect(now, &mut self.hdrs);
+                self.emit_tcp(now, f);
+                self.arm(now, f, false);
+            }
+            FlowKind::Udp { .. } => self.udp_send(now, f),
+        }
+    }
+
+    pub(super) fn udp_send(&mut self, now: SimTime, f: FlowId) {
+        let fl = &mut self.flows[f.index()];
+        if now >= fl.stop {
+            return;
+        }
+        let FlowKind::Udp { src, .. } = &mut fl.kind else {
+            return;
+        };
+        let h: UdpHeader = src.next_datagram();
+        let (wire, interval) = (src.wire_bytes(), src.interval());
+        let pkt = Packet {
+            flow: f,
+            src: fl.src,
+            dst: fl.dst,
+            size_bytes: wire,
+            sent_at: now,
+            enqueued_at: now,
+            transport: Transport::Udp(h),
+            tunnel: None,
+        };
+        let next = now + interval;
+        if next < fl.stop && next <= self.end {
+            self.q.schedule(next, Ev::UdpSend(f));
+        }
+        let a = fl.src;
+        let id = self.alloc(pkt);
+        self.forward(now, id, a);
+    }
+}
