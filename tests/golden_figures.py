@@ -3,7 +3,9 @@
 `python tests/golden_figures.py --write` stores, for each example at its full length,
 every field of `summary.json` except those that describe the machine or echo the
 input (`wall_seconds`, `mmtsim_version`, `scenario`, `origin`), and a SHA-256 of each
-result table as CSV. `tests/test_golden.py` runs the examples again and compares.
+column of each result table. `tests/test_golden.py` runs the examples again and compares
+every stored figure; fields and columns added since are allowed (new outputs), a stored
+one that moved or went is not.
 
 These numbers are not expected values of any model: they are what the code gave before
 a change that must not alter results (a refactoring of the core). A change that alters
@@ -30,8 +32,11 @@ def figures(example: Path) -> dict:
     summary = {k: v for k, v in res.summary.items() if k not in VOLATILE}
     tables = {}
     for name in sorted(res.table_names()):
-        csv = res.table(name).write_csv()
-        tables[name] = hashlib.sha256(csv.encode()).hexdigest()
+        df = res.table(name)
+        tables[name] = {
+            col: hashlib.sha256(df.select(col).write_csv().encode()).hexdigest()
+            for col in df.columns
+        }
     return {"summary": summary, "tables": tables}
 
 
