@@ -96,4 +96,10 @@ CASES = [
      ["nodes[1].name", "empty"]),
     ("udp-without-app", ('cc = "cubic"', 'protocol = "udp"\napp = { kind = "bulk" }'),
      ["flows[0].app.kind", "cbr"]),
+    ("core-upf-undefined", ("seed = 1", 'seed = 1\n[core]\nupf = "nowhere"'),
+     ["core.upf", "nowhere", "not defined"]),
+    ("core-without-ran", ("seed = 1", 'seed = 1\n[core]\nupf = "server"'),
+     ["core", "[ran]"]),
+    ("event-after-the-end", ("seed = 1", 'seed = 1\n[[events]]\nat = "5s"\nhandover = { ue = "u", to = "g" }'),
+     ["events[0].at", "5s", "not before the end"]),
 ]

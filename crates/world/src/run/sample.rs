@@ -23,6 +23,8 @@ pub(super) struct RanSeries {
     pub rlc_ul_bytes: Vec<u64>,
     pub x_m: Vec<f64>,
     pub y_m: Vec<f64>,
+    /// Serving cell.
+    pub cell: Vec<u32>,
 }
 
 impl Sim {
@@ -67,6 +69,7 @@ impl Sim {
                 r.rlc_ul_bytes.push(s.rlc_bytes[1]);
                 r.x_m.push(s.position.x);
                 r.y_m.push(s.position.y);
+                r.cell.push(s.cell.0);
             }
         }
         let next = now + self.sample;

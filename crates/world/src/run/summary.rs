@@ -224,6 +224,19 @@ impl Sim {
             "notices": notices,
             "scenario": scenario,
         });
+        let mut summary = summary;
+        if let Some(core) = &self.core {
+            let st = core.stats;
+            summary["core"] = json!({
+                "upf": nodes[core.upf().index()],
+                "path_switches": st.path_switches,
+                "xn_forwarded": st.xn_forwarded,
+                "xn_dropped": st.xn_dropped,
+            });
+        }
+        if self.unroutable > 0 {
+            summary["unroutable_packets"] = json!(self.unroutable);
+        }
         let u32c = |name, v: Vec<u32>| Column {
             name,
             data: ColumnData::U32(v),
@@ -292,6 +305,7 @@ impl Sim {
                     u64c("rlc_ul_bytes", r.rlc_ul_bytes),
                     f64c("x_m", r.x_m),
                     f64c("y_m", r.y_m),
+                    u32c("cell", r.cell),
                 ],
             });
         }
@@ -342,6 +356,9 @@ impl Sim {
                         "dl": st.decoded_bytes[0] as f64 * 8.0 / secs / 1e6,
                         "ul": st.decoded_bytes[1] as f64 * 8.0 / secs / 1e6,
                     },
+                    "serving_cell": self.cell_names[ran.serving_cell(UeId::from_index(u)).index()],
+                    "cell_switches": st.cell_switches,
+                    "harq_reset_drops": {"dl": st.harq_reset_drops[0], "ul": st.harq_reset_drops[1]},
                 })
             })
             .collect();

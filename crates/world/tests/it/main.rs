@@ -4,6 +4,7 @@
 //! model, an RFC rule, or the definition of the property.
 
 mod common;
+mod core;
 mod cubic_curve;
 mod determinism;
 mod mathis;
