@@ -13,6 +13,7 @@
 //! The JSON Schema for editors ([`json_schema`]) is generated from the same types.
 #![warn(missing_docs)]
 
+pub mod cell;
 pub mod core;
 pub mod model;
 pub mod overrides;

@@ -192,6 +192,19 @@ pub struct Gnb {
     pub name: String,
     /// Antenna position [x, y, z], m.
     pub position_m: [f64; 3],
+    /// This cell's PHY preset (default: `ran.preset`).
+    #[serde(default)]
+    pub preset: Option<String>,
+    /// This cell's resource blocks (LTE preset; default: `ran.rbs` for cells on the
+    /// `[ran]` preset, else the preset's).
+    #[serde(default)]
+    pub rbs: Option<u32>,
+    /// This cell's scheduler (default: `ran.scheduler`).
+    #[serde(default)]
+    pub scheduler: Option<String>,
+    /// Path-loss model of this cell's links (default: `ran.channel.model`).
+    #[serde(default)]
+    pub channel_model: Option<String>,
 }
 
 /// A UE.
@@ -375,6 +388,7 @@ pub fn validate(
     if let Err(e) = numerology_of(r) {
         errs.push(e);
     }
+    crate::cell::validate(r, errs);
     if SchedulerKind::from_name(&r.scheduler).is_none() {
         errs.push((
             "ran.scheduler".into(),
@@ -656,10 +670,10 @@ pub fn validate(
 
 // ----- resolution -----
 
-use mmtsim_channel::link::{LinkParams, LosMode};
+use mmtsim_channel::link::LosMode;
 use mmtsim_engine::ids::{CellId, NodeId};
 use mmtsim_engine::RngStreams;
-use mmtsim_ran::config::{CellConfig, CellRadio, RanConfig, UeConfig};
+use mmtsim_ran::config::{CellConfig, RanConfig, UeConfig};
 use mmtsim_ran::pdcp::PdcpConfig;
 use mmtsim_ran::rlc::{RlcConfig, RlcMode};
 
@@ -673,8 +687,6 @@ pub fn ran_config(
     duration: SimTime,
     rng: &RngStreams,
 ) -> Result<RanConfig, String> {
-    let num = numerology_of(r).map_err(|(p, m)| format!("{p}: {m}"))?;
-    let slot = num.slot;
     let mut rlc = RlcConfig::default();
     if r.rlc.mode.as_deref() == Some("um") {
         rlc.mode = RlcMode::Um;
@@ -745,47 +757,21 @@ pub fn ran_config(
         None if boxes.is_empty() => LosMode::Stochastic,
         None => LosMode::Geometric,
     };
-    let link = LinkParams {
-        model: PathLossModel::from_name(&r.channel.model)
-            .ok_or("ran.channel.model: unknown model")?,
-        fc_hz: num.carrier_hz,
-        shadowing: r.channel.shadowing,
-        fading: r.channel.fading,
-        bf_gain_db: mmtsim_channel::budget::beamforming_gain_db(num.gnb_antennas, num.ue_antennas),
-        blockage: r.channel.blockage.then(Default::default),
-        o2i: Some(if r.channel.o2i.as_deref() == Some("high") {
-            mmtsim_channel::pathloss::O2iKind::HighLoss
-        } else {
-            mmtsim_channel::pathloss::O2iKind::LowLoss
-        }),
-        los_mode,
-    };
-    let radio = CellRadio {
-        cqi_delay: r.cqi_delay.map_or(
-            SimTime::from_ns(slot.ns() * num.l1l2_ctrl_slots as u64),
-            |d| d.time(),
-        ),
-        bsr_delay: r.bsr_delay.map_or(
-            SimTime::from_ns(slot.ns() * (num.l1l2_ctrl_slots + num.ul_sched_delay_slots) as u64),
-            |d| d.time(),
-        ),
-        scheduler: SchedulerKind::from_name(&r.scheduler).ok_or("ran.scheduler: unknown")?,
-        harq: r.harq,
-        link,
-        numerology: num,
-    };
-    // One cell per gNB site, each with the RAN-wide radio configuration.
-    let cells: Vec<CellConfig> = r
+    // One cell per gNB site, each with its own radio configuration.
+    let cells = r
         .gnbs
         .iter()
         .enumerate()
-        .map(|(i, g)| CellConfig {
-            name: g.name.clone(),
-            node: NodeId(first_node + i as u32),
-            position: vec3(g.position_m),
-            radio: radio.clone(),
+        .map(|(i, g)| {
+            Ok(CellConfig {
+                name: g.name.clone(),
+                node: NodeId(first_node + i as u32),
+                position: vec3(g.position_m),
+                radio: crate::cell::radio(r, i, g, los_mode)
+                    .map_err(|m| format!("ran.gnbs[{i}]: {m}"))?,
+            })
         })
-        .collect();
+        .collect::<Result<Vec<CellConfig>, String>>()?;
     let ues = r
         .ues
         .iter()

@@ -3,6 +3,7 @@
 //! Each module compares a whole simulation against something independent: a closed-form
 //! model, an RFC rule, or the definition of the property.
 
+mod cells;
 mod common;
 mod core;
 mod cubic_curve;
