@@ -7,44 +7,12 @@
 //! [`CongestionControl`], whose hooks mirror Linux's `tcp_congestion_ops`; it owns only its
 //! own state. Loss detection, RTO, PRR and RTT estimation live in the TCP sender.
 //!
-//! [`Controller`] (in [`call_order`]) ties a window to an algorithm and implements the
-//! generic call sequence of Linux's `tcp_ack()`/`tcp_enter_loss()`; the TCP sender drives it, and it is also the
-//! standalone API (Rust and Python): create one, feed explicit ACK / loss / RTO events, read
-//! `cwnd` and `ssthresh`.
-//!
-//! # Call order (per ACK), fixed by [`Controller::on_ack`]
-//! 1. `pkts_acked(sample)` — every ACK that delivers data, in every state (RTT bookkeeping,
-//!    HyStart).
-//! 2. `cong_avoid(sample)` — only in the Open, Disorder and Loss states; during fast
-//!    recovery PRR in the sender owns the window.
-//!
-//! An algorithm that owns the whole window (Linux's `cong_control` hook, used by BBR)
-//! answers `true` from [`CongestionControl::cong_control`], which the sender calls on every
-//! ACK in every state after loss detection and the state machine; then neither
-//! `cong_avoid` nor PRR runs for that ACK (Linux `tcp_cong_control`). For such an
-//! algorithm the controller also skips what Linux skips when the hook is set: the cwnd =
-//! ssthresh settlement and `CompleteCwr` event at the end of recovery
-//! (`tcp_end_cwnd_reduction`) and the restart after idle (`tcp_slow_start_after_idle_check`).
-//!
-//! # Loss
-//! - Entering fast recovery: [`Controller::enter_recovery`] saves `prior_cwnd`, sets
-//!   `ssthresh = ssthresh()` of the algorithm, and moves to Recovery. The caller applies PRR
-//!   through [`Controller::set_cwnd`]; [`Controller::exit_recovery`] sets cwnd = ssthresh.
-//! - RTO: [`Controller::on_rto`] reduces ssthresh only once per loss episode (Linux
-//!   `tcp_enter_loss`), fires [`CwndEvent::Loss`], sets cwnd = in-flight + 1 and the Loss state.
-//!   [`RtoSsthresh::Ns3`] recomputes it at every timeout instead (ns-3 from 3.27), for
-//!   comparisons with published ns-3 results.
-//!
-//! The sender de-duplicates per-episode cuts: it calls `enter_recovery` once per recovery
-//! episode (RFC 6582's `recover` / RFC 6675's `RecoveryPoint`).
-//!
-//! # Undo
-//! Both reductions remember `prior_ssthresh` (Linux `tcp_current_ssthresh` just before
-//! them). When the sender proves a reduction spurious, [`Controller::undo`] asks the
-//! algorithm for the window to return to (`undo_cwnd`: Linux's `tcp_reno_undo_cwnd`,
-//! max(cwnd, prior_cwnd), unless the algorithm overrides it — H-TCP also restores its
-//! congestion clock, BBR keeps cwnd and restarts its full-pipe and long-term estimators)
-//! and raises ssthresh back to `prior_ssthresh` (Linux `tcp_undo_cwnd_reduction`).
+//! [`Controller`] ties a window to an algorithm and makes the hook calls of Linux's TCP in
+//! Linux's order (per ACK `tcp_cong_control`; `tcp_enter_recovery`, `tcp_enter_loss`, the
+//! undo and the end of an episode, the restart after idle). Those sequences live in one
+//! place, [`call_order`], which the TCP sender and the standalone API (Rust and Python:
+//! create one, feed explicit ACK / loss / RTO events, read `cwnd` and `ssthresh`) both
+//! call.
 
 pub mod bbr;
 pub mod bic;
@@ -65,7 +33,7 @@ pub mod westwood;
 pub mod xtcp;
 pub mod yeah;
 
-pub use call_order::Controller;
+pub use call_order::{AckWindow, Controller};
 use mmtsim_engine::{Rate, SimTime};
 
 /// Linux `TCP_INFINITE_SSTHRESH`.
