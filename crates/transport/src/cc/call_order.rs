@@ -236,19 +236,19 @@ impl Controller {
     }
 
     /// The algorithm's `cong_control`; true if it set the window itself.
-    pub fn cong_control(&mut self, s: &AckSample) -> bool {
+    pub(crate) fn cong_control(&mut self, s: &AckSample) -> bool {
         let took = self.cc.cong_control(&mut self.w, s);
         self.owns_window |= took;
         took
     }
 
     /// The algorithm's `pkts_acked`, unconditionally.
-    pub fn pkts_acked(&mut self, s: &AckSample) {
+    pub(crate) fn pkts_acked(&mut self, s: &AckSample) {
         self.cc.pkts_acked(&mut self.w, s);
     }
 
     /// Window growth, unless PRR owns the window (Recovery, CWR) or nothing was delivered.
-    pub fn cong_avoid(&mut self, s: &AckSample) {
+    pub(crate) fn cong_avoid(&mut self, s: &AckSample) {
         if matches!(
             self.state,
             CaState::Open | CaState::Disorder | CaState::Loss
@@ -426,7 +426,7 @@ impl Controller {
     /// restarts from min(cwnd, `initial_cwnd`), halved per idle RTO but not below that.
     /// Not applied to an algorithm that owns the window (Linux
     /// `tcp_slow_start_after_idle_check` returns early when `cong_control` is set).
-    pub fn restart_after_idle(&mut self, idle: SimTime, rto: SimTime, initial_cwnd: u32) {
+    pub(crate) fn restart_after_idle(&mut self, idle: SimTime, rto: SimTime, initial_cwnd: u32) {
         if self.owns_window {
             return;
         }
@@ -442,7 +442,7 @@ impl Controller {
     }
 
     /// Reports an event to the algorithm.
-    pub fn event(&mut self, ev: CwndEvent, now: SimTime) {
+    pub(crate) fn event(&mut self, ev: CwndEvent, now: SimTime) {
         self.cc.cwnd_event(&mut self.w, ev, now);
     }
 }
