@@ -97,6 +97,10 @@ pub struct Controller {
     pub rto_ssthresh: RtoSsthresh,
     /// ssthresh to restore on undo (Linux `prior_ssthresh`); 0: nothing to restore.
     prior_ssthresh: u32,
+    /// Tests only: every sequence called, with the state before it, when recording was on
+    /// as the controller was made (see [`super::call_trace`]).
+    #[cfg(test)]
+    pub(crate) trace: Option<Vec<(super::call_trace::Call, super::call_trace::Snapshot)>>,
 }
 
 /// What set the window on an ACK: the branch Linux's `tcp_cong_control` took.
@@ -128,6 +132,17 @@ impl Controller {
             owns_window: false,
             rto_ssthresh: RtoSsthresh::Linux,
             prior_ssthresh: 0,
+            #[cfg(test)]
+            trace: super::call_trace::recording().then(Vec::new),
+        }
+    }
+
+    /// Tests only: notes `call` and the state it starts from, if recording.
+    #[cfg(test)]
+    fn record(&mut self, call: super::call_trace::Call) {
+        if self.trace.is_some() {
+            let before = super::call_trace::Snapshot::of(self);
+            self.trace.as_mut().unwrap().push((call, before));
         }
     }
 
@@ -191,6 +206,8 @@ impl Controller {
     /// RTT sample (`s.rtt`), in every state.
     #[inline]
     pub fn ack_delivered(&mut self, s: &AckSample) {
+        #[cfg(test)]
+        self.record(super::call_trace::Call::AckDelivered(*s));
         if s.acked > 0 || s.rtt.is_some() {
             self.pkts_acked(s);
         }
@@ -208,6 +225,12 @@ impl Controller {
         data_outstanding: bool,
         una_advanced: bool,
     ) -> AckWindow {
+        #[cfg(test)]
+        self.record(super::call_trace::Call::AckWindow {
+            s: *s,
+            data_outstanding,
+            una_advanced,
+        });
         if data_outstanding && self.cong_control(s) {
             AckWindow::Algorithm {
                 mark_app_limited: self.cc.request_app_limited(),
@@ -261,6 +284,8 @@ impl Controller {
     /// PRR (or a test) sets the window during recovery; the sender also starts from one
     /// segment after repeated SYN losses.
     pub fn set_cwnd(&mut self, cwnd: u32) {
+        #[cfg(test)]
+        self.record(super::call_trace::Call::SetCwnd(cwnd));
         self.w.cwnd = cwnd.clamp(1, self.w.cwnd_clamp);
     }
 
@@ -268,6 +293,13 @@ impl Controller {
 
     /// Moves to `state` without touching the window (Linux `tcp_set_ca_state`).
     pub fn set_ca_state(&mut self, state: CaState) {
+        #[cfg(test)]
+        self.record(super::call_trace::Call::SetCaState(state));
+        self.change_state(state);
+    }
+
+    /// [`Self::set_ca_state`] inside another sequence.
+    fn change_state(&mut self, state: CaState) {
         if self.state != state {
             self.cc.set_state(&mut self.w, state);
             self.state = state;
@@ -289,6 +321,8 @@ impl Controller {
 
     /// Fast recovery begins; `high_seq` is the recovery point (SND.NXT now).
     pub fn enter_recovery(&mut self, high_seq: u64) {
+        #[cfg(test)]
+        self.record(super::call_trace::Call::EnterRecovery { high_seq });
         // Linux tcp_enter_recovery: remember the pre-reduction ssthresh unless a reduction
         // is already under way.
         self.prior_ssthresh = if matches!(self.state, CaState::Recovery | CaState::Cwr) {
@@ -318,6 +352,14 @@ impl Controller {
         snd_nxt: u64,
         loss_reopened: bool,
     ) -> bool {
+        #[cfg(test)]
+        self.record(super::call_trace::Call::EnterLoss {
+            now,
+            in_flight,
+            snd_una,
+            snd_nxt,
+            loss_reopened,
+        });
         let first_in_episode = matches!(self.state, CaState::Open | CaState::Disorder)
             || snd_una >= self.episode_end
             || (self.state == CaState::Loss && loss_reopened);
@@ -346,10 +388,12 @@ impl Controller {
     /// `tcp_process_tlp_ack`: `tcp_init_cwnd_reduction`, CWR, `tcp_end_cwnd_reduction`).
     /// The caller then reopens the state (`tcp_try_keep_open`).
     pub fn tlp_reduction(&mut self, now: SimTime) {
+        #[cfg(test)]
+        self.record(super::call_trace::Call::TlpReduction { now });
         self.w.prior_cwnd = self.w.cwnd;
         self.w.ssthresh = self.cc.ssthresh(&self.w);
         self.w.cwnd_cnt = 0;
-        self.set_ca_state(CaState::Cwr);
+        self.change_state(CaState::Cwr);
         if !self.owns_window {
             if self.w.ssthresh < INFINITE_SSTHRESH {
                 self.w.cwnd = self.w.ssthresh;
@@ -364,6 +408,13 @@ impl Controller {
     /// the algorithm's `undo_cwnd`, ssthresh back up to `prior_ssthresh`. Nothing changes
     /// when no ssthresh was saved (a reduction entered during another).
     pub fn undo(&mut self) {
+        #[cfg(test)]
+        self.record(super::call_trace::Call::Undo);
+        self.undo_window();
+    }
+
+    /// [`Self::undo`] inside another sequence.
+    fn undo_window(&mut self) {
         if self.prior_ssthresh == 0 {
             return;
         }
@@ -378,8 +429,10 @@ impl Controller {
     /// with `undo` (the reduction proved spurious) [`Self::undo`] first, as
     /// `tcp_try_undo_recovery` does; then [`Self::end_recovery`].
     pub fn end_episode(&mut self, now: SimTime, undo: bool) {
+        #[cfg(test)]
+        self.record(super::call_trace::Call::EndEpisode { now, undo });
         if undo {
-            self.undo();
+            self.undo_window();
         }
         self.end_recovery(now, undo);
     }
@@ -395,7 +448,7 @@ impl Controller {
             }
             self.cc.cwnd_event(&mut self.w, CwndEvent::CompleteCwr, now);
         }
-        self.set_ca_state(CaState::Open);
+        self.change_state(CaState::Open);
     }
 
     /// [`Self::end_recovery`] of a reduction that was not undone.
@@ -416,6 +469,13 @@ impl Controller {
         restart_rto: Option<SimTime>,
         initial_cwnd: u32,
     ) {
+        #[cfg(test)]
+        self.record(super::call_trace::Call::TxStart {
+            now,
+            idle,
+            restart_rto,
+            initial_cwnd,
+        });
         if let Some(rto) = restart_rto.filter(|&rto| idle > rto) {
             self.restart_after_idle(idle, rto, initial_cwnd);
         }

@@ -17,6 +17,8 @@
 pub mod bbr;
 pub mod bic;
 pub mod call_order;
+#[cfg(test)]
+pub(crate) mod call_trace;
 pub mod cubic;
 pub mod highspeed;
 pub mod htcp;
