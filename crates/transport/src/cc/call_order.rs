@@ -140,9 +140,12 @@ impl Controller {
     /// Tests only: notes `call` and the state it starts from, if recording.
     #[cfg(test)]
     fn record(&mut self, call: super::call_trace::Call) {
-        if self.trace.is_some() {
-            let before = super::call_trace::Snapshot::of(self);
-            self.trace.as_mut().unwrap().push((call, before));
+        if self.trace.is_none() {
+            return;
+        }
+        let before = super::call_trace::Snapshot::of(self);
+        if let Some(trace) = &mut self.trace {
+            trace.push((call, before));
         }
     }
 
