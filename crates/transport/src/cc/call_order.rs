@@ -463,7 +463,7 @@ impl Controller {
 
     /// The first transmission at `now` after nothing was in flight for `idle`. With
     /// `restart_rto` (slow start after idle is on; the current RTO) an idle time longer than
-    /// the RTO restarts the window first ([`Self::restart_after_idle`]); then the algorithm
+    /// the RTO restarts the window first (Linux `tcp_cwnd_restart`); then the algorithm
     /// hears `CA_EVENT_TX_START`.
     pub fn tx_start(
         &mut self,
