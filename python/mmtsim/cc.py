@@ -18,13 +18,19 @@ time order.
 Events
 ------
 ``on_ack(now, acked=1, rtt=None, cwnd_limited=True, in_flight=0, *, ...)``
-    One ACK delivering ``acked`` segments, processed in the TCP sender's order: the radio
-    view (if set) is read, then the algorithm's per-ACK bookkeeping (``pkts_acked``, when
-    data was delivered or an RTT measured), then its ``cong_control`` hook (Linux; only BBR
-    uses it: it sets cwnd and its pacing rate on every ACK, in every state), and unless
-    that took the window over, window growth (``cong_avoid``, skipped in fast recovery
-    where PRR would own the window). Unlike the sender, the hook runs on every call (the
-    sender skips it when nothing was outstanding). Keyword-only arguments:
+    One ACK delivering ``acked`` segments, through the very calls the TCP sender makes for
+    it (``mmtsim_transport::cc::call_order``): the radio view (if set) is read, then the
+    algorithm's per-ACK bookkeeping (``pkts_acked``, when data was delivered or an RTT
+    measured), then its ``cong_control`` hook (Linux; only BBR uses it: it sets cwnd and
+    its pacing rate on every ACK, in every state), and unless that took the window over,
+    window growth (``cong_avoid``, skipped in fast recovery where the sender's PRR would
+    own the window; a standalone window has no PRR and stays until ``exit_recovery``).
+    Keyword-only arguments:
+
+    - ``una_advanced`` (default true): the ACK acknowledged new data (advanced SND.UNA);
+      as in the sender, only such ACKs grow the window (a SACK-only or duplicate ACK does
+      not). ``data_outstanding`` (default true): data was outstanding before the ACK; when
+      false the ``cong_control`` hook is skipped, as the sender skips it.
 
     - ``in_flight``: segments in flight *after* this ACK's SACK and loss marking (Linux
       ``tcp_packets_in_flight()`` as ``cong_control`` sees it); ``prior_in_flight``:

@@ -1,5 +1,8 @@
 //! The standalone congestion control of `mmtsim.cc`: a [`Controller`] driven by explicit
-//! events from Python, in the TCP sender's call order, with every argument checked.
+//! events from Python, with every argument checked. Each event calls the sequence the TCP
+//! sender calls for it (`mmtsim_transport::cc::call_order`), so the order of the hook calls
+//! is written once, there; this file only converts arguments and keeps what a sender
+//! would otherwise supply (running totals, RTTs, the radio view).
 
 use super::*;
 
@@ -176,16 +179,18 @@ impl CongestionControl {
         })
     }
 
-    /// One ACK at `now` (s) delivering `acked` segments, in the TCP sender's order: the
-    /// radio view (if one is set), `pkts_acked` (if data was delivered or an RTT measured),
-    /// then the algorithm's `cong_control`, and unless it took the window over (BBR),
-    /// `cong_avoid` (not in fast recovery, where PRR would own the window).
+    /// One ACK at `now` (s) delivering `acked` segments, as the sender processes it: the
+    /// radio view (if one is set), then `Controller::ack` — `pkts_acked` (if data was
+    /// delivered or an RTT measured), then Linux's `tcp_cong_control`: the algorithm's
+    /// `cong_control` if `data_outstanding`, and unless it took the window over (BBR),
+    /// `cong_avoid` if `una_advanced` (not in fast recovery, where PRR would own the
+    /// window; PRR itself is the sender's and has no counterpart here).
     #[pyo3(signature = (
         now, acked=1, rtt=None, cwnd_limited=true, in_flight=0, *, prior_in_flight=None,
         srtt=None, min_rtt=None, delivered=None, lost=None, losses=0, rate_delivered=None,
         rate_interval=None, prior_delivered=None, rate_app_limited=false,
         rate_is_retrans=false, acked_bytes=None, snd_una=0, snd_nxt=0, paced=false,
-        next_departure=None
+        next_departure=None, una_advanced=true, data_outstanding=true
     ))]
     #[allow(clippy::too_many_arguments)]
     fn on_ack(
@@ -212,6 +217,8 @@ impl CongestionControl {
         snd_nxt: i64,
         paced: bool,
         next_departure: Option<f64>,
+        una_advanced: bool,
+        data_outstanding: bool,
     ) -> PyResult<()> {
         // Validate everything before changing any state.
         const SEG: &str = "segments";
@@ -363,18 +370,13 @@ impl CongestionControl {
         };
         let (c, view) = (&mut self.c, self.view.as_ref());
         guarded(py, move || {
-            // The sender reads the radio view just before the ACK (Controller::link_view).
+            // The run loop hands the sender its radio view just before each ACK.
             if let Some(v) = view {
                 c.link_view(v, t);
             }
-            if s.acked > 0 || s.rtt.is_some() {
-                c.pkts_acked(&s);
-            }
-            // Linux tcp_cong_control: the algorithm's own hook first; only if it leaves the
-            // window alone does cong_avoid run (the controller skips it in Recovery).
-            if !c.cong_control(&s) {
-                c.cong_avoid(&s);
-            }
+            // In fast recovery `ack` answers that PRR sets the window: the sender's job,
+            // which a standalone window has no counterpart for, so the window stays.
+            c.ack(&s, data_outstanding, una_advanced);
         })
     }
 
@@ -396,12 +398,13 @@ impl CongestionControl {
     }
 
     /// Fast recovery (or the loss episode after an RTO) ends: cwnd = ssthresh, unless the
-    /// algorithm owns the window (BBR restores its own).
+    /// algorithm owns the window (BBR restores its own). The sender's end of an episode
+    /// without undo (`Controller::end_episode`).
     fn exit_recovery(&mut self, py: Python<'_>, now: f64) -> PyResult<()> {
         let t = self.event_time(now)?;
         self.last_event = t;
         let c = &mut self.c;
-        guarded(py, move || c.exit_recovery(t))
+        guarded(py, move || c.end_episode(t, false))
     }
 
     /// The reduction under way (fast recovery or an RTO's loss episode) was spurious, as the
@@ -409,19 +412,13 @@ impl CongestionControl {
     /// (cwnd from the algorithm's `undo_cwnd`, ssthresh back up to the value saved before
     /// the reduction), then the Open state — after a fast recovery with the
     /// `CA_EVENT_COMPLETE_CWR` that ends it, as `tcp_try_undo_recovery` and
-    /// `tcp_end_cwnd_reduction` do.
+    /// `tcp_end_cwnd_reduction` do: the sender's end of an episode with undo
+    /// (`Controller::end_episode`).
     fn undo(&mut self, py: Python<'_>, now: f64) -> PyResult<()> {
         let t = self.event_time(now)?;
         self.last_event = t;
         let c = &mut self.c;
-        guarded(py, move || {
-            c.undo();
-            if c.state() == CaState::Recovery {
-                c.end_recovery(t, true);
-            } else {
-                c.set_ca_state(CaState::Open);
-            }
-        })
+        guarded(py, move || c.end_episode(t, true))
     }
 
     /// ssthresh an `undo` would restore (Linux `prior_ssthresh`: `tcp_current_ssthresh` just
@@ -475,12 +472,8 @@ impl CongestionControl {
         let rto = rto.map(|r| positive_secs(r, "rto")).transpose()?;
         self.last_event = t;
         let (c, initial_cwnd) = (&mut self.c, self.initial_cwnd);
-        guarded(py, move || {
-            if let Some(rto) = rto.filter(|&r| idle > r) {
-                c.restart_after_idle(idle, rto, initial_cwnd);
-            }
-            c.event(CwndEvent::TxStart { idle }, t);
-        })
+        // The sender passes its RTO when slow start after idle is on; here `rto` says so.
+        guarded(py, move || c.tx_start(t, idle, rto, initial_cwnd))
     }
 
     /// Sets the radio view the algorithm reads before every following ACK, as the sender

@@ -7,7 +7,7 @@ use mmtsim_engine::SimTime;
 use mmtsim_net::linkview::{Direction, Grant, LinkView};
 use mmtsim_net::trace::RateTrace;
 use mmtsim_scenario::{Format, Loaded};
-use mmtsim_transport::cc::{AckSample, CaState, CcParams, Controller, CwndEvent};
+use mmtsim_transport::cc::{AckSample, CaState, CcParams, Controller};
 use mmtsim_transport::tcp::rate::RateSample;
 use mmtsim_world::{ColumnData, RunControl, RunError};
 use numpy::IntoPyArray;

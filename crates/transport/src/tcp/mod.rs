@@ -62,6 +62,8 @@ pub mod sender;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_cc_calls;
+#[cfg(test)]
 mod tests_recovery;
 pub mod undo;
 

@@ -1,11 +1,12 @@
 //! One ACK, in the order of Linux's `tcp_ack()`: cumulative ACK and SACK processing
 //! (scoreboard, delivery-rate sampling, RACK's clock, D-SACK accounting), the RTT sample,
 //! `pkts_acked`, the tail-loss-probe check, loss detection and the state machine
-//! ([`super::recovery`]), window growth or PRR, timers, transmission.
+//! ([`super::recovery`]), window growth or PRR, timers, transmission. The calls into
+//! congestion control are the sequences of [`crate::cc::call_order`].
 
 use super::recovery::AckFlags;
 use super::{ticks_to_time, TcpSender};
-use crate::cc::{AckSample, CaState};
+use crate::cc::{AckSample, AckWindow, CaState};
 use crate::tcp::rack::Delivery;
 use crate::tcp::ts_ticks;
 use crate::tcp::undo::is_dsack;
@@ -153,9 +154,7 @@ impl TcpSender {
             losses: 0,
             next_departure: self.pacing_next.max(now),
         };
-        if delivered > 0 || rtt_sample.is_some() {
-            self.cc.pkts_acked(&sample);
-        }
+        self.cc.ack_delivered(&sample);
         if lr.rack(self.cfg.sack) {
             let prior_delivered = if delivered > 0 {
                 self.rate.prior_delivered()
@@ -185,17 +184,15 @@ impl TcpSender {
         sample.in_flight = self.sb.in_flight();
         sample.losses = newly_lost;
         sample.lost = self.lost_total;
-        // Linux tcp_ack reaches tcp_cong_control only when data was outstanding.
-        if prior_packets_out > 0 && self.cc.cong_control(&sample) {
-            if self.cc.request_app_limited() {
-                self.rate.mark_app_limited(self.sb.in_flight());
-            }
-        } else if self.cc.state() == CaState::Recovery {
-            self.prr(delivered, newly_lost, una_advanced);
-        } else if una_advanced {
-            // Only ACKs of new data grow cwnd (RFC 5681 §3.1; Linux tcp_may_raise_cwnd
-            // requires FLAG_DATA_ACKED): a duplicate ACK, SACKing or not, does not.
-            self.cc.cong_avoid(&sample);
+        // Linux tcp_cong_control (crate::cc::call_order): the algorithm's own window, PRR in
+        // fast recovery, or growth on an ACK of new data.
+        let outstanding = prior_packets_out > 0;
+        match self.cc.ack_window(&sample, outstanding, una_advanced) {
+            AckWindow::Algorithm {
+                mark_app_limited: true,
+            } => self.rate.mark_app_limited(self.sb.in_flight()),
+            AckWindow::Prr => self.prr(delivered, newly_lost, una_advanced),
+            AckWindow::Algorithm { .. } | AckWindow::CongAvoid => {}
         }
 
         // RFC 6298 §5.2–5.3; a tail loss probe takes the timer's place when it may

@@ -33,7 +33,7 @@ use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::undo::UndoState;
 use super::{ts_ticks, wscale_for, TcpConfig};
-use crate::cc::{Controller, CwndEvent};
+use crate::cc::Controller;
 use mmtsim_engine::metrics::{keep_even_rows, DelayLog, Thinning};
 use mmtsim_engine::SimTime;
 use mmtsim_net::packet::{SynOptions, TcpFlags, TcpHeader, TS_TICK_NS};
@@ -480,11 +480,9 @@ impl TcpSender {
                 }
                 if self.sb.packets_out == 0 {
                     let idle = now.saturating_sub(self.last_send);
-                    if self.cfg.slow_start_after_idle && idle > self.rtt.rto() {
-                        self.cc
-                            .restart_after_idle(idle, self.rtt.rto(), self.cfg.initial_cwnd);
-                    }
-                    self.cc.event(CwndEvent::TxStart { idle }, now);
+                    let restart_rto = self.cfg.slow_start_after_idle.then(|| self.rtt.rto());
+                    let initial_cwnd = self.cfg.initial_cwnd;
+                    self.cc.tx_start(now, idle, restart_rto, initial_cwnd);
                 }
                 let stamp = self.rate.on_send(now, self.sb.packets_out);
                 let seq = self.snd_nxt;

@@ -229,15 +229,12 @@ impl TcpSender {
             if self.cc.state() == CaState::Loss {
                 self.stats.loss_undos += 1;
             }
-            self.undo_cwnd_reduction(now, false);
+            self.note_undo(now, false);
         } else if self.rack.reo_wnd_persist > 0 {
             self.rack.reo_wnd_persist -= 1;
         }
-        if self.cc.state() == CaState::Recovery {
-            self.cc.end_recovery(now, undone);
-        } else {
-            self.cc.set_ca_state(CaState::Open);
-        }
+        // The window's side: the undo, then the end of the episode.
+        self.cc.end_episode(now, undone);
     }
 
     /// Linux `tcp_try_undo_partial`: a partial ACK whose echo predates the first
@@ -294,10 +291,17 @@ impl TcpSender {
     /// Linux `tcp_undo_cwnd_reduction`: the window and ssthresh return to their values
     /// before the reduction; with `unmark_loss` the lost marks go too.
     fn undo_cwnd_reduction(&mut self, now: SimTime, unmark_loss: bool) {
+        self.cc.undo();
+        self.note_undo(now, unmark_loss);
+    }
+
+    /// The sender's side of `tcp_undo_cwnd_reduction` (the window's is
+    /// [`crate::cc::Controller::undo`]): the lost marks with `unmark_loss`, the undo
+    /// marker, RACK's pass, the counts.
+    fn note_undo(&mut self, now: SimTime, unmark_loss: bool) {
         if unmark_loss {
             self.sb.unmark_lost();
         }
-        self.cc.undo();
         self.undo.marker = None;
         self.rack.advanced = true;
         self.stats.undos += 1;
