@@ -27,12 +27,14 @@ MATURIN = Path(sys.executable).parent / "maturin"
 
 
 def _package_data() -> set[str]:
-    """Files the wheel must hold under mmtsim/: modules and data files (not the built
-    extension, which the wheel holds as its own build)."""
+    """Files the wheel must hold under mmtsim/: modules and data files, the subpackage
+    ``reproductions`` (its modules and scenario files) included (not the built extension,
+    which the wheel holds as its own build, nor the bytecode caches of the checkout)."""
     names = {f"mmtsim/{p.name}" for p in PACKAGE.glob("*.py")}
     for sub in ("templates", "schemas", "reproductions"):
         names |= {f"mmtsim/{p.relative_to(PACKAGE).as_posix()}"
-                  for p in (PACKAGE / sub).rglob("*") if p.is_file()}
+                  for p in (PACKAGE / sub).rglob("*")
+                  if p.is_file() and "__pycache__" not in p.relative_to(PACKAGE).parts}
     return names
 
 
@@ -72,15 +74,18 @@ def test_the_wheel_installs_and_imports_on_its_own(wheel: Path, tmp_path: Path):
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
                     "--target", str(target), str(wheel)], check=True)
     # The installed copy, not the checkout (dependencies come from this environment).
-    code = ("import mmtsim, mmtsim.sweep, importlib; from pathlib import Path; "
+    code = ("import mmtsim, mmtsim.sweep, mmtsim.reproduce, importlib; from pathlib import Path; "
             "r = importlib.import_module('mmtsim.report'); "
             "print(Path(mmtsim.__file__).parent); "
             "print(r._env().get_template('report.html.j2').filename); "
-            "print(len(importlib.import_module('mmtsim.sweep_file')._schema()['properties']))")
+            "print(len(importlib.import_module('mmtsim.sweep_file')._schema()['properties'])); "
+            "print(mmtsim.reproduce.HERE / mmtsim.reproduce.REPRODUCTIONS['xtcp-outage'].scenario)")
     env = {**os.environ, "PYTHONPATH": str(target)}
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                        cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    folder, template, n_keys = r.stdout.split("\n")[:3]
+    folder, template, n_keys, scenario = r.stdout.split("\n")[:4]
     assert Path(folder) == target / "mmtsim"
     assert Path(template).is_relative_to(target) and int(n_keys) > 0
+    # The reproductions' modules import from the installed copy and find its scenarios.
+    assert Path(scenario).is_relative_to(target) and Path(scenario).is_file()

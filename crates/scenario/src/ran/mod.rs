@@ -1,0 +1,287 @@
+//! The `[ran]` table: cells, UEs, buildings, channel, radio stack — its model, its checks
+//! and its resolution into [`mmtsim_ran::config::RanConfig`].
+//!
+//! This file holds the model (the serde structures of the table and their defaults); the
+//! checks ([`validate`], with the limits it enforces) are in `checks.rs`, the resolution
+//! ([`ran_config`] and the conversions it shares with the checks: [`numerology_of`],
+//! [`mobility_spec`], [`area_box`]) in `resolution.rs`. Both are re-exported here, so the
+//! paths `mmtsim_scenario::ran::...` are those of a single module.
+//!
+//! gNBs and UEs are nodes: their names join the `[[nodes]]` names (links connect a gNB to
+//! the core; flows start or end at a UE). Positions and sizes are plain numbers in metres
+//! (the `_m` suffix), speeds in metres per second (`_mps`).
+
+use crate::units::{Duration, Size};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+mod checks;
+mod resolution;
+
+pub use checks::{validate, SinrTraces, MAX_RANDOM_OBSTACLES, MAX_UES};
+pub use resolution::{area_box, mobility_spec, numerology_of, ran_config};
+
+/// The radio access network.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Ran {
+    /// Frame and PHY preset: "mmwave-2017" (ns-3 mmWave 2017, the X-TCP paper), "nr-fr2"
+    /// or "lte-2ghz" (default "mmwave-2017").
+    #[serde(default = "default_preset")]
+    pub preset: String,
+    /// Resource blocks (only "lte-2ghz": 6, 15, 25, 50, 75 or 100; default 100).
+    #[serde(default)]
+    pub rbs: Option<u32>,
+    /// Scheduler: "rr" (round robin, default), "pf" (proportional fair) or "max-rate".
+    #[serde(default = "default_scheduler")]
+    pub scheduler: String,
+    /// HARQ retransmissions (default true).
+    #[serde(default = "yes")]
+    pub harq: bool,
+    /// Age of the SINR report the downlink MCS uses (default: the preset's L1/L2 control
+    /// latency, 2 slots).
+    #[serde(default)]
+    pub cqi_delay: Option<Duration>,
+    /// Age of the uplink buffer status the scheduler sees (default: L1/L2 latency + UL
+    /// scheduling delay, 3 slots).
+    #[serde(default)]
+    pub bsr_delay: Option<Duration>,
+    /// Channel update interval (default 1ms).
+    #[serde(default = "default_channel_update")]
+    pub channel_update: Duration,
+    /// Downlink interference from the other gNBs (default true).
+    #[serde(default = "yes")]
+    pub interference: bool,
+    /// Rectangle UEs must stay in and where random obstacles are placed.
+    #[serde(default)]
+    pub area: Option<Area>,
+    /// RLC configuration.
+    #[serde(default)]
+    pub rlc: RlcTable,
+    /// Channel model.
+    #[serde(default)]
+    pub channel: ChannelTable,
+    /// Base stations.
+    pub gnbs: Vec<Gnb>,
+    /// User equipment.
+    pub ues: Vec<Ue>,
+    /// Buildings (boxes blocking LOS).
+    #[serde(default)]
+    pub buildings: Vec<BoxSpec>,
+    /// Small obstacles (boxes blocking LOS); may not overlap buildings or each other.
+    #[serde(default)]
+    pub obstacles: Vec<BoxSpec>,
+    /// Random non-overlapping obstacles drawn from the run's seed.
+    #[serde(default)]
+    pub random_obstacles: Option<RandomObstacles>,
+}
+
+fn default_preset() -> String {
+    "mmwave-2017".into()
+}
+fn default_scheduler() -> String {
+    "rr".into()
+}
+fn default_channel_update() -> Duration {
+    Duration(1_000_000)
+}
+fn yes() -> bool {
+    true
+}
+
+/// An axis-aligned rectangle, metres.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Area {
+    /// Lower-left corner [x, y], m.
+    pub min_m: [f64; 2],
+    /// Upper-right corner [x, y], m.
+    pub max_m: [f64; 2],
+}
+
+/// A box (building or obstacle), metres.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BoxSpec {
+    /// Lowest corner [x, y, z], m.
+    pub min_m: [f64; 3],
+    /// Highest corner [x, y, z], m.
+    pub max_m: [f64; 3],
+}
+
+/// Random obstacles (X-TCP Fig. 1).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RandomObstacles {
+    /// How many.
+    pub count: usize,
+    /// Footprint side range [min, max], m.
+    pub side_m: [f64; 2],
+    /// Height range [min, max], m.
+    pub height_m: [f64; 2],
+    /// Minimum horizontal distance to the gNBs and to UE paths, m (default 2).
+    #[serde(default = "two")]
+    pub clearance_m: f64,
+}
+
+fn two() -> f64 {
+    2.0
+}
+
+/// RLC settings (defaults: ns-3 mmWave's).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RlcTable {
+    /// "am" (default) or "um".
+    #[serde(default)]
+    pub mode: Option<String>,
+    /// Transmission buffer per entity (default 1MiB as ns-3 mmWave; "0B" = unlimited).
+    #[serde(default)]
+    pub buffer: Option<Size>,
+    /// t-PollRetransmit (default 20ms).
+    #[serde(default)]
+    pub t_poll_retransmit: Option<Duration>,
+    /// t-Reordering (default 10ms).
+    #[serde(default)]
+    pub t_reordering: Option<Duration>,
+    /// t-StatusProhibit (default 10ms).
+    #[serde(default)]
+    pub t_status_prohibit: Option<Duration>,
+    /// CoDel on the transmission buffer (default false).
+    #[serde(default)]
+    pub codel: bool,
+}
+
+/// Channel settings.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChannelTable {
+    /// Path-loss model: "nyu" (default; NYU 28 GHz as in ns-3 mmWave 2017), "umi" or "uma"
+    /// (TR 38.901).
+    #[serde(default = "default_model")]
+    pub model: String,
+    /// "geometric" (LOS unless a building or obstacle is in the way; default when there are
+    /// any) or "stochastic" (the model's LOS probability; default otherwise).
+    #[serde(default)]
+    pub los: Option<String>,
+    /// Log-normal shadowing (default false, as ns-3's buildings-obstacle model).
+    #[serde(default)]
+    pub shadowing: bool,
+    /// Small-scale fading (default true).
+    #[serde(default = "yes")]
+    pub fading: bool,
+    /// TR 38.901 blockage model A (default false).
+    #[serde(default)]
+    pub blockage: bool,
+    /// O2I penetration for indoor UEs: "low" (default) or "high".
+    #[serde(default)]
+    pub o2i: Option<String>,
+}
+
+fn default_model() -> String {
+    "nyu".into()
+}
+
+impl Default for ChannelTable {
+    fn default() -> Self {
+        ChannelTable {
+            model: default_model(),
+            los: None,
+            shadowing: false,
+            fading: true,
+            blockage: false,
+            o2i: None,
+        }
+    }
+}
+
+/// A gNB.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Gnb {
+    /// Unique node name.
+    pub name: String,
+    /// Antenna position [x, y, z], m.
+    pub position_m: [f64; 3],
+    /// This cell's PHY preset (default: `ran.preset`).
+    #[serde(default)]
+    pub preset: Option<String>,
+    /// This cell's resource blocks (LTE preset; default: `ran.rbs` for cells on the
+    /// `[ran]` preset, else the preset's).
+    #[serde(default)]
+    pub rbs: Option<u32>,
+    /// This cell's scheduler (default: `ran.scheduler`).
+    #[serde(default)]
+    pub scheduler: Option<String>,
+    /// Path-loss model of this cell's links (default: `ran.channel.model`).
+    #[serde(default)]
+    pub channel_model: Option<String>,
+}
+
+/// A UE.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Ue {
+    /// Unique node name.
+    pub name: String,
+    /// Serving gNB (default: the first).
+    #[serde(default)]
+    pub gnb: Option<String>,
+    /// Starting position [x, y, z], m.
+    pub position_m: [f64; 3],
+    /// Motion (default static).
+    #[serde(default)]
+    pub mobility: Option<MobilityTable>,
+    /// Indoor UE: O2I penetration applies (default false).
+    #[serde(default)]
+    pub indoor: bool,
+    /// Forced outages: no signal at all.
+    #[serde(default)]
+    pub outages: Vec<Outage>,
+    /// SINR trace (CSV `time_s,sinr_db`, relative to the scenario file) instead of the
+    /// channel model.
+    #[serde(default)]
+    pub sinr_trace: Option<PathBuf>,
+}
+
+/// A forced outage.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Outage {
+    /// Start.
+    pub start: Duration,
+    /// Length.
+    pub duration: Duration,
+}
+
+/// UE motion, starting at the UE's `position_m`.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum MobilityTable {
+    /// Does not move.
+    Static {},
+    /// Constant velocity [vx, vy, vz], m/s (e.g. a train at 108 km/h = 30 m/s).
+    Linear {
+        /// Velocity, m/s.
+        velocity_mps: [f64; 3],
+    },
+    /// Walk to each point in turn at `speed_mps`, pausing at each arrival.
+    Waypoints {
+        /// Points [x, y, z], m.
+        points_m: Vec<[f64; 3]>,
+        /// Walking speed, m/s.
+        speed_mps: f64,
+        /// Pause at each point (default none); as many entries as points.
+        #[serde(default)]
+        pauses: Vec<Duration>,
+    },
+    /// Random walk inside `ran.area`: speed uniform in [min, max] and direction uniform,
+    /// redrawn every `interval`.
+    RandomWalk {
+        /// Speed range [min, max], m/s.
+        speed_mps: [f64; 2],
+        /// Redraw interval.
+        interval: Duration,
+    },
+}

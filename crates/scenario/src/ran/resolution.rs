@@ -1,0 +1,220 @@
+//! The resolution of the `[ran]` table into the RAN's configuration ([`ran_config`]), and
+//! the conversions it shares with the checks: the numerology of the preset, a UE's
+//! mobility, the area as a box.
+
+use super::checks::SinrTraces;
+use super::{Area, MobilityTable, Ran, Ue};
+use mmtsim_channel::geometry::{Aabb, Vec3};
+use mmtsim_channel::link::LosMode;
+use mmtsim_channel::mobility::MobilitySpec;
+use mmtsim_engine::ids::{CellId, NodeId};
+use mmtsim_engine::{RngStreams, SimTime};
+use mmtsim_ran::config::{CellConfig, RanConfig, UeConfig};
+use mmtsim_ran::pdcp::PdcpConfig;
+use mmtsim_ran::phy::numerology::{self, Numerology};
+use mmtsim_ran::rlc::{RlcConfig, RlcMode};
+
+pub(super) fn vec3(a: [f64; 3]) -> Vec3 {
+    Vec3::new(a[0], a[1], a[2])
+}
+
+/// The area as a box spanning every height.
+pub fn area_box(a: &Area) -> Option<Aabb> {
+    Aabb::new(
+        Vec3::new(a.min_m[0], a.min_m[1], -1e9),
+        Vec3::new(a.max_m[0], a.max_m[1], 1e9),
+    )
+    .ok()
+}
+
+/// The numerology of the `[ran]` table (preset and RB count).
+pub fn numerology_of(r: &Ran) -> Result<Numerology, (String, String)> {
+    let Some(num) = numerology::preset(&r.preset) else {
+        return Err((
+            "ran.preset".into(),
+            format!(
+                "unknown preset \"{}\"; known: {}",
+                r.preset,
+                numerology::PRESETS.join(", ")
+            ),
+        ));
+    };
+    match r.rbs {
+        None => Ok(num),
+        Some(n) => num
+            .with_rbs(n)
+            .map_err(|m| ("ran.rbs".into(), format!("{n}: {m}"))),
+    }
+}
+
+/// The mobility of UE `u` as the channel crate models it.
+pub fn mobility_spec(u: &Ue, area: Option<&Area>) -> MobilitySpec {
+    let pos = vec3(u.position_m);
+    match &u.mobility {
+        None | Some(MobilityTable::Static {}) => MobilitySpec::Static { pos },
+        Some(MobilityTable::Linear { velocity_mps }) => MobilitySpec::Linear {
+            start: pos,
+            velocity: vec3(*velocity_mps),
+        },
+        Some(MobilityTable::Waypoints {
+            points_m,
+            speed_mps,
+            pauses,
+        }) => {
+            let mut points = vec![pos];
+            points.extend(points_m.iter().map(|p| vec3(*p)));
+            let mut p: Vec<SimTime> = vec![SimTime::ZERO];
+            if pauses.is_empty() {
+                p.extend(points_m.iter().map(|_| SimTime::ZERO));
+            } else {
+                p.extend(pauses.iter().map(|d| d.time()));
+            }
+            MobilitySpec::Waypoints {
+                points,
+                speed_mps: *speed_mps,
+                pauses: p,
+            }
+        }
+        Some(MobilityTable::RandomWalk {
+            speed_mps,
+            interval,
+        }) => MobilitySpec::RandomWalk {
+            start: pos,
+            speed_min_mps: speed_mps[0],
+            speed_max_mps: speed_mps[1],
+            interval: interval.time(),
+            area: area
+                .and_then(area_box)
+                .unwrap_or(Aabb { min: pos, max: pos }),
+        },
+    }
+}
+
+/// Builds the RAN configuration. gNB `i` is world node `first_node + i`, UE `j` is node
+/// `first_node + gnbs + j`. Random obstacles are drawn from the run's seed (stream
+/// "ran/layout"), which is why this runs at build time and can fail.
+pub fn ran_config(
+    r: &Ran,
+    traces: &SinrTraces,
+    first_node: u32,
+    duration: SimTime,
+    rng: &RngStreams,
+) -> Result<RanConfig, String> {
+    let mut rlc = RlcConfig::default();
+    if r.rlc.mode.as_deref() == Some("um") {
+        rlc.mode = RlcMode::Um;
+    }
+    if let Some(b) = r.rlc.buffer {
+        rlc.max_tx_buffer_bytes = b.0;
+    }
+    if let Some(t) = r.rlc.t_poll_retransmit {
+        rlc.t_poll_retransmit = t.time();
+    }
+    if let Some(t) = r.rlc.t_reordering {
+        rlc.t_reordering = t.time();
+    }
+    if let Some(t) = r.rlc.t_status_prohibit {
+        rlc.t_status_prohibit = t.time();
+    }
+    if r.rlc.codel {
+        rlc.codel = Some(Default::default());
+    }
+    let mut boxes: Vec<Aabb> = r
+        .buildings
+        .iter()
+        .chain(&r.obstacles)
+        .map(|b| Aabb {
+            min: vec3(b.min_m),
+            max: vec3(b.max_m),
+        })
+        .collect();
+    if let (Some(ro), Some(mut area)) = (&r.random_obstacles, r.area.as_ref().and_then(area_box)) {
+        // The area is unbounded in height; obstacles stand on the ground (z = 0).
+        area.min.z = 0.0;
+        let mut keep: Vec<(Vec3, Vec3)> = r
+            .gnbs
+            .iter()
+            .map(|g| (vec3(g.position_m), vec3(g.position_m)))
+            .collect();
+        for u in &r.ues {
+            let spec = mobility_spec(u, r.area.as_ref());
+            let mut m =
+                mmtsim_channel::mobility::Mobility::new(&spec, rng.stream("ran/layout/probe"));
+            // Keep the UE's whole path clear: sample it every 100 ms.
+            let mut prev = m.position(SimTime::ZERO);
+            let step = SimTime::from_ms(100);
+            let mut t = step;
+            while t <= duration + step {
+                let p = m.position(t);
+                keep.push((prev, p));
+                prev = p;
+                t += step;
+            }
+        }
+        let mut lrng = rng.stream("ran/layout");
+        let placed = mmtsim_channel::layout::random_obstacles(
+            &mut lrng,
+            &area,
+            ro.count,
+            (ro.side_m[0], ro.side_m[1]),
+            (ro.height_m[0], ro.height_m[1]),
+            &keep,
+            ro.clearance_m,
+        )
+        .map_err(|m| format!("ran.random_obstacles: {m}"))?;
+        boxes.extend(placed);
+    }
+    let los_mode = match r.channel.los.as_deref() {
+        Some("stochastic") => LosMode::Stochastic,
+        Some(_) => LosMode::Geometric,
+        None if boxes.is_empty() => LosMode::Stochastic,
+        None => LosMode::Geometric,
+    };
+    // One cell per gNB site, each with its own radio configuration.
+    let cells = r
+        .gnbs
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            Ok(CellConfig {
+                name: g.name.clone(),
+                node: NodeId(first_node + i as u32),
+                position: vec3(g.position_m),
+                radio: crate::cell::radio(r, i, g, los_mode)
+                    .map_err(|m| format!("ran.gnbs[{i}]: {m}"))?,
+            })
+        })
+        .collect::<Result<Vec<CellConfig>, String>>()?;
+    let ues = r
+        .ues
+        .iter()
+        .enumerate()
+        .map(|(j, u)| UeConfig {
+            name: u.name.clone(),
+            node: NodeId(first_node + cells.len() as u32 + j as u32),
+            cell: CellId::from_index(
+                u.gnb
+                    .as_ref()
+                    .and_then(|g| r.gnbs.iter().position(|x| &x.name == g))
+                    .unwrap_or(0),
+            ),
+            mobility: mobility_spec(u, r.area.as_ref()),
+            indoor: u.indoor,
+            outages: u
+                .outages
+                .iter()
+                .map(|o| (o.start.time(), o.start.time() + o.duration.time()))
+                .collect(),
+            sinr_trace: traces.get(&j).cloned(),
+        })
+        .collect();
+    Ok(RanConfig {
+        rlc,
+        pdcp: PdcpConfig::default(),
+        channel_update: r.channel_update.time(),
+        interference: r.interference,
+        boxes,
+        cells,
+        ues,
+    })
+}
