@@ -478,18 +478,7 @@ impl TcpSender {
                     // window to open. The receiver always reads, so it will.
                     break;
                 }
-                if self.sb.packets_out == 0 {
-                    let idle = now.saturating_sub(self.last_send);
-                    if self.cfg.slow_start_after_idle && idle > self.rtt.rto() {
-                        self.cc
-                            .restart_after_idle(idle, self.rtt.rto(), self.cfg.initial_cwnd);
-                    }
-                    self.cc.event(CwndEvent::TxStart { idle }, now);
-                }
-                let stamp = self.rate.on_send(now, self.sb.packets_out);
-                let seq = self.snd_nxt;
-                self.sb.push(seq, len, now, stamp);
-                self.snd_nxt += len as u64;
+                let seq = self.push_new_segment(now, len);
                 (seq, len, false)
             };
             let h = self.header(now, seq, len, retransmission);
@@ -527,6 +516,26 @@ impl TcpSender {
             // Linux tcp_write_xmit: one loss probe per tail loss episode.
             self.schedule_loss_probe(now, false);
         }
+    }
+
+    /// Puts `len` new bytes at SND.NXT on the scoreboard and returns their first byte. The
+    /// first segment after an idle period restarts the window (slow start after idle) and
+    /// tells the algorithm transmission resumed (Linux `CA_EVENT_TX_START`).
+    #[inline]
+    fn push_new_segment(&mut self, now: SimTime, len: u32) -> u64 {
+        if self.sb.packets_out == 0 {
+            let idle = now.saturating_sub(self.last_send);
+            if self.cfg.slow_start_after_idle && idle > self.rtt.rto() {
+                self.cc
+                    .restart_after_idle(idle, self.rtt.rto(), self.cfg.initial_cwnd);
+            }
+            self.cc.event(CwndEvent::TxStart { idle }, now);
+        }
+        let stamp = self.rate.on_send(now, self.sb.packets_out);
+        let seq = self.snd_nxt;
+        self.sb.push(seq, len, now, stamp);
+        self.snd_nxt += len as u64;
+        seq
     }
 
     /// Linux `tcp_is_cwnd_limited`.
