@@ -23,7 +23,11 @@
 //!   after more than one SYN retransmission with cwnd = 1 (Linux).
 //! - No segment is cut to fit the peer's window (sender-side silly-window avoidance).
 //! - Advertised window from the receive buffer minus out-of-order data, with window
-//!   scaling; the receiving application reads immediately. Optionally capped by a
+//!   scaling; by default the receiving application reads immediately. Optionally
+//!   ([`rcv_window::ReadMode::Explicit`]) it reads only when told to
+//!   ([`receiver::TcpReceiver::app_read`]), so unread data fills the buffer and the window
+//!   closes, chosen with Linux's receiver-side silly-window avoidance and reopened by a
+//!   window update when a read lets it double ([`rcv_window`]). Optionally capped by a
 //!   receive-window controller that follows the UE's downlink radio rate ([`rwnd`]).
 //! - Delayed ACKs (off by default as in the studies): an ACK for every second full-sized
 //!   segment or after `delack_timeout`; immediate ACKs for out-of-order data and for
@@ -48,12 +52,15 @@
 //! # Not modelled
 //! ECN and the CWR state it drives (CWR is entered only by a tail loss probe's repair);
 //! SACK reneging; the adaptive duplicate-ACK threshold of the non-RACK path (`reordering`
-//! is tracked but only RACK reads it); zero-window probing
-//! (the receiver's application always reads, so the window only shrinks by out-of-order
-//! data); Nagle (TCP_NODELAY, as ns-3 and the studies); FIN/close; PAWS; urgent data.
+//! is tracked but only RACK reads it); zero-window probing on the sender's side (a sender
+//! facing a closed window with nothing in flight waits for the receiver's window update;
+//! the receiver already answers probes); receive-side window growth (`rcv_ssthresh`) and
+//! buffer autotuning; Nagle (TCP_NODELAY, as ns-3 and the studies); FIN/close; PAWS; urgent
+//! data.
 
 pub mod rack;
 pub mod rate;
+pub mod rcv_window;
 pub mod receiver;
 pub mod rtt;
 pub mod rwnd;
@@ -61,6 +68,8 @@ pub mod scoreboard;
 pub mod sender;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_persist;
 #[cfg(test)]
 mod tests_recovery;
 pub mod undo;
