@@ -138,12 +138,14 @@ impl TcpReceiver {
         }
     }
 
-    /// Sets how the application reads ([`ReadMode::AtOnce`] by default). Switching to
-    /// `AtOnce` hands the application whatever was waiting.
+    /// Sets how the application reads ([`ReadMode::AtOnce`] by default; set it before
+    /// data flows). Switching to `AtOnce` hands the application whatever was waiting.
     pub fn set_read_mode(&mut self, mode: ReadMode) {
         if mode == ReadMode::AtOnce {
             self.unread_bytes = 0;
         }
+        // `AtOnce` does not keep Linux's `rcv_wnd`; the window offered now is its value.
+        self.rcv_wnd_bytes = self.right_edge.saturating_sub(self.rcv_nxt);
         self.read_mode = mode;
     }
 
