@@ -21,10 +21,23 @@
 //!   segment, and no sample at all from an ACK that covers a retransmission. A handshake
 //!   that lost its SYN and gave no sample starts data with a 3 s RTO (RFC 6298 §5.7), and
 //!   after more than one SYN retransmission with cwnd = 1 (Linux).
-//! - No segment is cut to fit the peer's window (sender-side silly-window avoidance).
+//! - No segment is cut to fit the peer's window (sender-side silly-window avoidance),
+//!   except by a window probe into a partly open window.
 //! - Advertised window from the receive buffer minus out-of-order data, with window
-//!   scaling; the receiving application reads immediately. Optionally capped by a
+//!   scaling; by default the receiving application reads immediately. Optionally
+//!   ([`rcv_window::ReadMode::Explicit`]) it reads only when told to
+//!   ([`receiver::TcpReceiver::app_read`]), so unread data fills the buffer and the window
+//!   closes, chosen with Linux's receiver-side silly-window avoidance and reopened by a
+//!   window update when a read lets it double ([`rcv_window`]). Optionally capped by a
 //!   receive-window controller that follows the UE's downlink radio rate ([`rwnd`]).
+//! - Zero-window probing ([RFC9293 §3.8.6.1]): when the window cannot take the next
+//!   segment and nothing is in flight, the persist timer probes one RTO later, then after
+//!   2·RTO, 4·RTO, … (at most the maximum RTO; counted from the probe, or from its answer
+//!   when that still shows a closed window) with a zero-length segment below SND.UNA,
+//!   which the receiver ACKs with its window; into a partly open window it sends what
+//!   fits. Probing never aborts the connection (Linux's does after `tcp_retries2`
+//!   unanswered probes) and never changes cwnd or ssthresh ([LINUX-PERSIST]; see
+//!   `sender/persist.rs`).
 //! - Delayed ACKs (off by default as in the studies): an ACK for every second full-sized
 //!   segment or after `delack_timeout`; immediate ACKs for out-of-order data and for
 //!   segments that fill a hole (RFC 5681 §4.2).
@@ -48,12 +61,13 @@
 //! # Not modelled
 //! ECN and the CWR state it drives (CWR is entered only by a tail loss probe's repair);
 //! SACK reneging; the adaptive duplicate-ACK threshold of the non-RACK path (`reordering`
-//! is tracked but only RACK reads it); zero-window probing
-//! (the receiver's application always reads, so the window only shrinks by out-of-order
-//! data); Nagle (TCP_NODELAY, as ns-3 and the studies); FIN/close; PAWS; urgent data.
+//! is tracked but only RACK reads it); receive-side window growth (`rcv_ssthresh`) and
+//! buffer autotuning; Nagle (TCP_NODELAY, as ns-3 and the studies); FIN/close; PAWS; urgent
+//! data.
 
 pub mod rack;
 pub mod rate;
+pub mod rcv_window;
 pub mod receiver;
 pub mod rtt;
 pub mod rwnd;
@@ -63,6 +77,8 @@ pub mod sender;
 mod tests;
 #[cfg(test)]
 mod tests_cc_calls;
+#[cfg(test)]
+mod tests_persist;
 #[cfg(test)]
 mod tests_recovery;
 pub mod undo;

@@ -1,8 +1,10 @@
 //! The data-receiving end of a TCP connection.
 //!
-//! - Reassembly: `rcv_nxt` plus a sorted list of out-of-order ranges; in-order bytes go to
-//!   the application at once (it always reads), so only out-of-order data occupies the
-//!   receive buffer.
+//! - Reassembly: `rcv_nxt` plus a sorted list of out-of-order ranges. By default
+//!   ([`ReadMode::AtOnce`]) in-order bytes go to the application at once, so only
+//!   out-of-order data occupies the receive buffer; with [`ReadMode::Explicit`] they wait
+//!   until the application reads them ([`TcpReceiver::app_read`]) and the window can close
+//!   ([`super::rcv_window`]).
 //! - SACK (RFC 2018 §4): the first block reports the range containing the most recently
 //!   received segment, then the most recently reported other ranges; at most 3 blocks with
 //!   timestamps (40 bytes of options), 4 without.
@@ -11,7 +13,19 @@
 //!   cumulative ACK, or the whole segment when it duplicates out-of-order data; the other
 //!   blocks follow, one fewer.
 //! - Window: buffer minus out-of-order bytes, never moving the right edge left (RFC 9293
-//!   §3.8.6 discourages shrinking), scaled by the shift offered in the SYN-ACK.
+//!   §3.8.6 discourages shrinking), scaled by the shift offered in the SYN-ACK. With
+//!   [`ReadMode::Explicit`], buffer minus unread and out-of-order bytes, chosen by Linux's
+//!   silly-window avoidance ([`super::rcv_window::select_window_bytes`]); a read that lets
+//!   the window at least double sends a window update at once (Linux `tcp_cleanup_rbuf`,
+//!   [`super::rcv_window::window_update_due`]); data beyond the offered right edge, or any
+//!   new data while the window is zero, is dropped and ACKed (Linux `tcp_data_queue`).
+//!   The default mode keeps the window rule above unchanged (no silly-window avoidance: its
+//!   window only shrinks by out-of-order data), so earlier results stay bit-identical.
+//! - Zero-window probes ([RFC9293 §3.8.6.1]): a zero-length segment below the last
+//!   acknowledged point (the sender's probe, SEG.SEQ = SND.UNA − 1) is old, and is answered
+//!   with an ACK carrying the current window, at most one per 500 ms (Linux
+//!   `tcp_validate_incoming` → `tcp_send_dupack`, rate-limited by `tcp_oow_rate_limited`
+//!   with `tcp_invalid_ratelimit`'s default; [LINUX-RCVWND]).
 //! - Timestamps (RFC 7323 §4.3): TS.Recent is taken from segments with
 //!   SEG.SEQ ≤ Last.ACK.sent, so out-of-order arrivals do not shorten RTT samples.
 //! - ACK policy (RFC 5681 §4.2): immediate ACKs for out-of-order data, duplicates and
@@ -24,6 +38,7 @@
 //! The receiver also keeps oracle counts a real one could not: how many retransmitted
 //! segments carried nothing new (spurious retransmissions).
 
+use super::rcv_window::{select_window_bytes, window_update_due, ReadMode};
 use super::rwnd::RwndControl;
 use super::{ts_ticks, wscale_for, TcpConfig};
 use mmtsim_engine::SimTime;
@@ -46,7 +61,20 @@ pub struct ReceiverStats {
     pub beyond_window: u64,
     /// ACKs that carried a D-SACK block.
     pub dsacks_sent: u64,
+    /// ACKs that advertised a zero window.
+    pub zero_window_acks: u64,
+    /// ACKs sent because an application read opened the window (Linux `tcp_cleanup_rbuf`).
+    pub window_updates: u64,
+    /// Zero-window probes (old zero-length segments) answered with an ACK.
+    pub probe_acks: u64,
+    /// Zero-window probes left unanswered by the 500 ms rate limit (Linux
+    /// `TCPACKSkippedSeq`).
+    pub probe_acks_skipped: u64,
 }
+
+/// Least time between two ACKs of old zero-length segments (Linux
+/// `tcp_invalid_ratelimit`, default HZ/2).
+const OLD_SEGMENT_ACK_INTERVAL: SimTime = SimTime::from_ms(500);
 
 /// TCP data receiver.
 pub struct TcpReceiver {
@@ -69,6 +97,14 @@ pub struct TcpReceiver {
     delack_deadline: SimTime,
     /// The radio receive-window controller, when configured.
     rwnd: Option<RwndControl>,
+    /// How the application reads.
+    read_mode: ReadMode,
+    /// In-order bytes the application has not read yet (always 0 with `ReadMode::AtOnce`).
+    unread_bytes: u64,
+    /// The window last offered, bytes (Linux `rcv_wnd`).
+    rcv_wnd_bytes: u64,
+    /// When an old zero-length segment was last ACKed (Linux `last_oow_ack_time`).
+    last_old_segment_ack: Option<SimTime>,
     /// Counters.
     pub stats: ReceiverStats,
 }
@@ -94,13 +130,62 @@ impl TcpReceiver {
             last_ack_sent: 0,
             unacked_segments: 0,
             delack_deadline: SimTime::NEVER,
+            read_mode: ReadMode::AtOnce,
+            unread_bytes: 0,
+            rcv_wnd_bytes: 0,
+            last_old_segment_ack: None,
             stats: ReceiverStats::default(),
         }
     }
 
-    /// Bytes delivered in order to the application so far.
+    /// Sets how the application reads ([`ReadMode::AtOnce`] by default; set it before
+    /// data flows). Switching to `AtOnce` hands the application whatever was waiting.
+    pub fn set_read_mode(&mut self, mode: ReadMode) {
+        if mode == ReadMode::AtOnce {
+            self.unread_bytes = 0;
+        }
+        // `AtOnce` does not keep Linux's `rcv_wnd`; the window offered now is its value.
+        self.rcv_wnd_bytes = self.right_edge.saturating_sub(self.rcv_nxt);
+        self.read_mode = mode;
+    }
+
+    /// How the application reads.
+    pub fn read_mode(&self) -> ReadMode {
+        self.read_mode
+    }
+
+    /// Bytes received in order (and acknowledged or about to be) so far. With
+    /// [`ReadMode::AtOnce`] the application has them all; see [`TcpReceiver::read_bytes`].
     pub fn delivered_bytes(&self) -> u64 {
         self.rcv_nxt.saturating_sub(1)
+    }
+
+    /// Bytes the application has read so far.
+    pub fn read_bytes(&self) -> u64 {
+        self.delivered_bytes() - self.unread_bytes
+    }
+
+    /// In-order bytes waiting for the application (0 with [`ReadMode::AtOnce`]).
+    pub fn unread_bytes(&self) -> u64 {
+        self.unread_bytes
+    }
+
+    /// The application reads up to `max_bytes` of the in-order data waiting
+    /// ([`ReadMode::Explicit`]); returns the bytes read. If the read lets the window at
+    /// least double, a window update is appended to `out` (Linux `tcp_cleanup_rbuf`,
+    /// [`window_update_due`]). With [`ReadMode::AtOnce`] nothing ever waits: returns 0.
+    pub fn app_read(&mut self, now: SimTime, max_bytes: u64, out: &mut Vec<TcpHeader>) -> u64 {
+        let n = max_bytes.min(self.unread_bytes);
+        if n == 0 {
+            return 0;
+        }
+        self.unread_bytes -= n;
+        let offered = self.right_edge.saturating_sub(self.rcv_nxt);
+        if window_update_due(offered, self.cfg.rcv_buf, || self.wanted_window_bytes()) {
+            self.stats.window_updates += 1;
+            self.send_ack(now, out);
+        }
+        n
     }
 
     /// Bytes held out of order.
@@ -133,8 +218,10 @@ impl TcpReceiver {
         self.delack_deadline
     }
 
-    /// A segment from the sender; returns the number of bytes newly delivered in order
-    /// (they are the bytes just below the new `rcv_nxt`).
+    /// A segment from the sender; returns the number of bytes newly received in order
+    /// (they are the bytes just below the new `rcv_nxt`). With [`ReadMode::AtOnce`] the
+    /// application has them at once; with [`ReadMode::Explicit`] they wait for
+    /// [`TcpReceiver::app_read`], whose return value is then what the application got.
     pub fn on_segment(&mut self, now: SimTime, h: &TcpHeader, out: &mut Vec<TcpHeader>) -> u64 {
         if h.flags.syn {
             self.syn_seen = true;
@@ -146,6 +233,7 @@ impl TcpReceiver {
             // The SYN-ACK's window is an offer like any other: its right edge must not
             // recede either (Linux starts rcv_wnd from it).
             self.right_edge = self.right_edge.max(self.rcv_nxt + sa.window_field as u64);
+            self.rcv_wnd_bytes = sa.window_field as u64;
             out.push(sa);
             // The SYN-ACK acknowledges up to rcv_nxt: TS.Recent follows the first data.
             self.last_ack_sent = self.rcv_nxt;
@@ -156,6 +244,12 @@ impl TcpReceiver {
         }
         self.established = true;
         if h.payload_bytes == 0 {
+            // An old zero-length segment — the sender's zero-window probe, SND.UNA − 1 —
+            // asks for the current window (Linux: below rcv_wup fails tcp_sequence and
+            // gets a duplicate ACK). Pure ACKs at or above it need no answer.
+            if h.seq < self.last_ack_sent {
+                self.answer_old_segment(now, out);
+            }
             return 0;
         }
         self.stats.segments += 1;
@@ -168,7 +262,13 @@ impl TcpReceiver {
                 c.on_timestamp_echo(ts_ticks(now), tsecr);
             }
         }
-        if s >= self.rcv_nxt + self.window_bytes().max(1) {
+        let beyond_window = match self.read_mode {
+            ReadMode::AtOnce => s >= self.rcv_nxt + self.window_bytes().max(1),
+            // Linux tcp_data_queue: new data at or beyond the offered right edge is
+            // dropped (with a zero window, any new data).
+            ReadMode::Explicit => e > self.rcv_nxt && s.max(self.rcv_nxt) >= self.right_edge,
+        };
+        if beyond_window {
             self.stats.beyond_window += 1;
             self.send_ack(now, out);
             return 0;
@@ -207,6 +307,9 @@ impl TcpReceiver {
                 k += 1;
             }
             self.ooo.drain(..k);
+            if self.read_mode == ReadMode::Explicit {
+                self.unread_bytes += self.rcv_nxt - before;
+            }
             let nxt = self.rcv_nxt;
             self.recent.retain(|b| b.end > nxt);
             if had_hole {
@@ -291,9 +394,79 @@ impl TcpReceiver {
         }
     }
 
+    /// The acceptance window of [`ReadMode::AtOnce`].
     fn window_bytes(&self) -> u64 {
         let free = self.cfg.rcv_buf.saturating_sub(self.ooo_bytes);
         free.max(self.right_edge.saturating_sub(self.rcv_nxt))
+    }
+
+    /// The window [`ReadMode::Explicit`] would like to offer now, before the right edge's
+    /// rule: Linux's choice for the free buffer, capped by the radio controller if any.
+    fn wanted_window_bytes(&self) -> u64 {
+        let used = self.unread_bytes + self.ooo_bytes;
+        let free = self.cfg.rcv_buf.saturating_sub(used);
+        let w = select_window_bytes(
+            free,
+            self.cfg.rcv_buf,
+            self.cfg.mss as u64,
+            self.wscale,
+            self.rcv_wnd_bytes,
+        );
+        match &self.rwnd {
+            // Before its first estimate the controller offers nothing beyond what was
+            // already offered (the caller keeps that).
+            Some(c) => w.min(c.window_bytes(self.cfg.mss).unwrap_or(0)),
+            None => w,
+        }
+    }
+
+    /// An old zero-length segment: ACK it, at most once per `OLD_SEGMENT_ACK_INTERVAL`
+    /// (Linux `tcp_oow_rate_limited`; data segments are never rate-limited).
+    fn answer_old_segment(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
+        if let Some(t) = self.last_old_segment_ack {
+            if now.saturating_sub(t) < OLD_SEGMENT_ACK_INTERVAL {
+                self.stats.probe_acks_skipped += 1;
+                return;
+            }
+        }
+        self.last_old_segment_ack = Some(now);
+        self.stats.probe_acks += 1;
+        self.send_ack(now, out);
+    }
+
+    /// The window field of the next ACK with [`ReadMode::AtOnce`]; moves the right edge.
+    fn window_field_at_once(&mut self) -> u64 {
+        // The free buffer is scaled down, but the window already offered is scaled *up*
+        // (Linux tcp_select_window aligns it to the scale unit): rounding it down would
+        // move the right edge left by up to 2^wscale − 1 bytes (RFC 9293 §3.8.6).
+        let mut free = self.cfg.rcv_buf.saturating_sub(self.ooo_bytes);
+        if let Some(c) = &self.rwnd {
+            // Before its first estimate the controller offers nothing beyond what was
+            // already offered (the max below keeps that).
+            free = free.min(c.window_bytes(self.cfg.mss).unwrap_or(0));
+        }
+        let offered = self.right_edge.saturating_sub(self.rcv_nxt);
+        let field = (free >> self.wscale)
+            .max(offered.div_ceil(1 << self.wscale))
+            .min(65_535);
+        self.right_edge = self.rcv_nxt + (field << self.wscale);
+        field
+    }
+
+    /// The window field of the next ACK with [`ReadMode::Explicit`] (Linux
+    /// `tcp_select_window`); moves the right edge.
+    fn window_field_explicit(&mut self) -> u64 {
+        let unit = 1u64 << self.wscale;
+        let offered = self.right_edge.saturating_sub(self.rcv_nxt);
+        let mut w = self.wanted_window_bytes();
+        if w < offered {
+            // Never shrink: keep the current window, aligned up to the scale unit.
+            w = offered.div_ceil(unit) * unit;
+        }
+        let field = (w >> self.wscale).min(65_535);
+        self.rcv_wnd_bytes = field << self.wscale;
+        self.right_edge = self.rcv_nxt + self.rcv_wnd_bytes;
+        field
     }
 
     fn syn_ack(&self, now: SimTime) -> TcpHeader {
@@ -319,20 +492,13 @@ impl TcpReceiver {
     }
 
     fn send_ack(&mut self, now: SimTime, out: &mut Vec<TcpHeader>) {
-        // The free buffer is scaled down, but the window already offered is scaled *up*
-        // (Linux tcp_select_window aligns it to the scale unit): rounding it down would
-        // move the right edge left by up to 2^wscale − 1 bytes (RFC 9293 §3.8.6).
-        let mut free = self.cfg.rcv_buf.saturating_sub(self.ooo_bytes);
-        if let Some(c) = &self.rwnd {
-            // Before its first estimate the controller offers nothing beyond what was
-            // already offered (the max below keeps that).
-            free = free.min(c.window_bytes(self.cfg.mss).unwrap_or(0));
+        let field = match self.read_mode {
+            ReadMode::AtOnce => self.window_field_at_once(),
+            ReadMode::Explicit => self.window_field_explicit(),
+        };
+        if field == 0 {
+            self.stats.zero_window_acks += 1;
         }
-        let offered = self.right_edge.saturating_sub(self.rcv_nxt);
-        let field = (free >> self.wscale)
-            .max(offered.div_ceil(1 << self.wscale))
-            .min(65_535);
-        self.right_edge = self.rcv_nxt + (field << self.wscale);
         let mut h = TcpHeader {
             from_receiver: true,
             seq: 1,

@@ -1,8 +1,9 @@
 //! One ACK, in the order of Linux's `tcp_ack()`: cumulative ACK and SACK processing
 //! (scoreboard, delivery-rate sampling, RACK's clock, D-SACK accounting), the RTT sample,
 //! `pkts_acked`, the tail-loss-probe check, loss detection and the state machine
-//! ([`super::recovery`]), window growth or PRR, timers, transmission. The calls into
-//! congestion control are the sequences of [`crate::cc::call_order`].
+//! ([`super::recovery`]), window growth or PRR, timers, the persist timer's check of the
+//! window ([`super::persist`]), transmission. The calls into congestion control are the
+//! sequences of [`crate::cc::call_order`].
 
 use super::recovery::AckFlags;
 use super::{ticks_to_time, TcpSender};
@@ -206,6 +207,11 @@ impl TcpSender {
             if !self.schedule_loss_probe(now, true) {
                 self.tlp.deadline = SimTime::NEVER;
             }
+        }
+        if self.persist.deadline != SimTime::NEVER {
+            // Nothing was in flight: the ACK answers a window probe, or updates the window
+            // on its own (Linux tcp_ack → no_queue → tcp_ack_probe).
+            self.ack_probe(now);
         }
         self.transmit_after_ack(now, out);
         self.log_cwnd(now);

@@ -3,7 +3,8 @@
 //! Inputs: segments from the receiver ([`TcpSender::on_segment`]), timer expiry
 //! ([`TcpSender::on_timer`]) and application writes ([`TcpSender::set_app_end`]). Outputs:
 //! headers appended to the caller's buffer. [`TcpSender::next_deadline`] tells when the
-//! sender next needs the clock (RTO, SYN retransmission or pacing release).
+//! sender next needs the clock (RTO, SYN retransmission, tail loss probe, RACK reordering,
+//! persist timer or pacing release).
 //!
 //! Per ACK the order is Linux's `tcp_ack()`: cumulative ACK and SACK processing (scoreboard,
 //! delivery-rate sampling, RTT sample) → `pkts_acked` → loss detection and the state
@@ -21,9 +22,11 @@
 //! The work is split by Linux's own layout: `ack.rs` is `tcp_ack` (what an ACK delivered),
 //! `recovery.rs` is `tcp_fastretrans_alert` with the undo functions around it, and
 //! `timers.rs` holds the retransmission timeout (`tcp_retransmit_timer`/`tcp_enter_loss`),
-//! the tail loss probe and RACK's reordering timer.
+//! the tail loss probe and RACK's reordering timer, and `persist.rs` the zero-window
+//! probing of the persist timer (`tcp_probe_timer`, `tcp_send_probe0`, `tcp_ack_probe`).
 
 mod ack;
+mod persist;
 mod recovery;
 mod timers;
 
@@ -74,6 +77,11 @@ pub struct SenderStats {
     pub tlp_probes: u64,
     /// Probes that repaired a loss (Linux `TCPLossProbeRecovery`).
     pub tlp_recoveries: u64,
+    /// Zero-window probes sent by the persist timer (zero-length; Linux `TCPWinProbe`).
+    pub persist_probes: u64,
+    /// Persist-timer expiries that found part of the window open and sent new data into
+    /// it (counted in `segments_sent` too).
+    pub persist_data_probes: u64,
 }
 
 /// cwnd / ssthresh / in-flight samples, in bytes, recorded when cwnd or ssthresh changes,
@@ -172,6 +180,8 @@ pub struct TcpSender {
     rto_retransmits: u32,
     /// F-RTO step 2b: this ACK's transmission sends new data, not retransmissions.
     send_new_only: bool,
+    /// The persist timer (zero-window probing).
+    persist: persist::PersistState,
     /// Counters.
     pub stats: SenderStats,
     /// Metric records.
@@ -219,6 +229,7 @@ impl TcpSender {
             },
             rto_retransmits: 0,
             send_new_only: false,
+            persist: persist::PersistState::default(),
             stats: SenderStats::default(),
             log: SenderLog {
                 cwnd: log_cwnd_changes.then(CwndLog::default),
@@ -297,7 +308,8 @@ impl TcpSender {
         let mut d = self
             .rto_deadline
             .min(self.tlp.deadline)
-            .min(self.rack.reo_deadline);
+            .min(self.rack.reo_deadline)
+            .min(self.persist.deadline);
         if self.pacing_blocked {
             d = d.min(self.pacing_next);
         }
@@ -475,19 +487,15 @@ impl TcpSender {
                 if len as u64 > room {
                     // Never cut a segment to fit the window (sender-side silly-window
                     // avoidance, RFC 9293 §3.8.6.2.1; Linux tcp_snd_wnd_test): wait for the
-                    // window to open. The receiver always reads, so it will.
+                    // window to open. An ACK will say so while data is in flight; with
+                    // nothing in flight the persist timer asks (Linux
+                    // tcp_check_probe_timer).
+                    if self.sb.packets_out == 0 {
+                        self.arm_persist(now);
+                    }
                     break;
                 }
-                if self.sb.packets_out == 0 {
-                    let idle = now.saturating_sub(self.last_send);
-                    let restart_rto = self.cfg.slow_start_after_idle.then(|| self.rtt.rto());
-                    let initial_cwnd = self.cfg.initial_cwnd;
-                    self.cc.tx_start(now, idle, restart_rto, initial_cwnd);
-                }
-                let stamp = self.rate.on_send(now, self.sb.packets_out);
-                let seq = self.snd_nxt;
-                self.sb.push(seq, len, now, stamp);
-                self.snd_nxt += len as u64;
+                let seq = self.push_new_segment(now, len);
                 (seq, len, false)
             };
             let h = self.header(now, seq, len, retransmission);
@@ -525,6 +533,24 @@ impl TcpSender {
             // Linux tcp_write_xmit: one loss probe per tail loss episode.
             self.schedule_loss_probe(now, false);
         }
+    }
+
+    /// Puts `len` new bytes at SND.NXT on the scoreboard and returns their first byte. The
+    /// first segment after an idle period restarts the window (slow start after idle) and
+    /// tells the algorithm transmission resumed (Linux `CA_EVENT_TX_START`).
+    #[inline]
+    fn push_new_segment(&mut self, now: SimTime, len: u32) -> u64 {
+        if self.sb.packets_out == 0 {
+            let idle = now.saturating_sub(self.last_send);
+            let restart_rto = self.cfg.slow_start_after_idle.then(|| self.rtt.rto());
+            let initial_cwnd = self.cfg.initial_cwnd;
+            self.cc.tx_start(now, idle, restart_rto, initial_cwnd);
+        }
+        let stamp = self.rate.on_send(now, self.sb.packets_out);
+        let seq = self.snd_nxt;
+        self.sb.push(seq, len, now, stamp);
+        self.snd_nxt += len as u64;
+        seq
     }
 
     /// Linux `tcp_is_cwnd_limited`.
@@ -609,6 +635,8 @@ impl TcpSender {
         self.sb.check_invariants();
         assert!(self.snd_una <= self.snd_nxt);
         assert!(self.snd_nxt <= self.app_end);
+        // The persist timer runs only while nothing is in flight.
+        assert!(!self.persist_armed() || self.sb.packets_out == 0);
     }
 }
 

@@ -35,6 +35,10 @@ impl TcpSender {
         } else if now >= self.rack.reo_deadline {
             self.reo_timeout(now, out);
         }
+        // The persist timer runs only while nothing is in flight, when the others do not.
+        if now >= self.persist.deadline {
+            self.persist_timeout(now, out);
+        }
         if self.pacing_blocked && now >= self.pacing_next {
             self.try_send(now, out);
         }
