@@ -280,6 +280,29 @@ fn the_probe_interval_stops_doubling_at_the_maximum_rto() {
 }
 
 #[test]
+fn the_probe_interval_starts_from_at_least_200_ms_whatever_the_minimum_rto() {
+    // Minimum RTO 10 ms, and a peer that offers no window scaling, so window fields are
+    // bytes. The ACKs of segments 0..9 arrive one by one at 200 ms, each with R = 100 ms
+    // and a window ending at seg(10) (nothing new fits). RFC 6298: SRTT stays 100 ms,
+    // RTTVAR = 50·(3/4)^10 ≈ 2.8 ms, RTO ≈ 100 + 11.3 = 111.3 ms, below 200 ms.
+    let c = TcpConfig {
+        min_rto: ms(10),
+        ..cfg()
+    };
+    let (mut s, _) = connect_with(c, BIG, &syn_ack(65_535, Some(0), None));
+    for k in 1..=10u64 {
+        let field = (MSS64 * (10 - k)) as u16;
+        assert!(recv(&mut s, ms(200), &ack_wnd(seg(k), field)).is_empty());
+    }
+    assert!(s.rtt().rto() > ms(111) && s.rtt().rto() < ms(112));
+    // Linux tcp_probe0_base = max(RTO, TCP_RTO_MIN = 200 ms): first probe at 400 ms, the
+    // next 2·200 ms later, at 800 ms.
+    assert_eq!(s.next_deadline(), ms(400));
+    assert_eq!(timer(&mut s, ms(400)).len(), 1);
+    assert_eq!(s.next_deadline(), ms(800));
+}
+
+#[test]
 fn an_ack_with_the_window_still_closed_restarts_the_timer_from_the_ack() {
     let mut s = sender_facing_zero_window(cfg());
     assert_eq!(timer(&mut s, ms(450)).len(), 1);

@@ -3,7 +3,9 @@
 //!
 //! - Armed (Linux `tcp_check_probe_timer`) when transmission stops because the peer's
 //!   window cannot take the next segment, nothing is in flight and data is waiting; first
-//!   expiry one RTO later (`tcp_probe0_base`: the current RTO, backoff included).
+//!   expiry one RTO later (`tcp_probe0_base`: the current RTO, backoff included, but at
+//!   least Linux's fixed `TCP_RTO_MIN`, 200 ms, even when a lower minimum RTO is
+//!   configured).
 //! - On expiry (`tcp_probe_timer` → `tcp_send_probe0` → `tcp_write_wakeup`): if part of the
 //!   window is open, as much of the next segment as fits goes out as new data (the one
 //!   case where a segment is cut to the window; the RTO then takes over); with a zero
@@ -37,6 +39,10 @@ use mmtsim_net::packet::TcpHeader;
 /// Most doublings of the probe interval (Linux: `icsk_backoff` grows while below
 /// `tcp_retries2`, default 15).
 const MAX_PROBE_BACKOFF: u32 = 15;
+
+/// Least base of the probe interval (Linux `tcp_probe0_base` bounds the RTO by the
+/// constant `TCP_RTO_MIN`, not by the route's `rto_min`).
+const MIN_PROBE_BASE: SimTime = SimTime::from_ms(200);
 
 /// Persist-timer state (Linux `ICSK_TIME_PROBE0` with `icsk_backoff`, `icsk_probes_out`).
 #[derive(Clone, Copy, Debug)]
@@ -76,14 +82,19 @@ impl TcpSender {
     /// flight; start the timer unless it already runs.
     pub(super) fn arm_persist(&mut self, now: SimTime) {
         if self.persist.deadline == SimTime::NEVER {
-            self.persist.deadline = now + self.rtt.rto();
+            self.persist.deadline = now + self.probe_base().min(self.cfg.max_rto);
         }
     }
 
-    /// Linux `tcp_probe0_when`: the RTO doubled per probe so far, at most the maximum RTO.
+    /// Linux `tcp_probe0_base`: the current RTO, at least `MIN_PROBE_BASE`.
+    fn probe_base(&self) -> SimTime {
+        self.rtt.rto().max(MIN_PROBE_BASE)
+    }
+
+    /// Linux `tcp_probe0_when`: the base doubled per probe so far, at most the maximum RTO.
     fn probe_interval(&self) -> SimTime {
         let factor = 1u64.checked_shl(self.persist.backoff).unwrap_or(u64::MAX);
-        SimTime(self.rtt.rto().ns().saturating_mul(factor)).min(self.cfg.max_rto)
+        SimTime(self.probe_base().ns().saturating_mul(factor)).min(self.cfg.max_rto)
     }
 
     /// True if the peer's window takes the next segment (Linux `tcp_snd_wnd_test` on the
