@@ -286,3 +286,154 @@ pub struct CoreSummary {
     /// Such packets dropped because the two sites have no Xn link.
     pub xn_dropped: u64,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn flow(protocol: FlowProtocol) -> FlowSummary {
+        FlowSummary {
+            id: 0,
+            name: "f".into(),
+            from: "a".into(),
+            to: "b".into(),
+            start_s: 0.0,
+            stop_s: 1.0,
+            bytes_delivered: 10,
+            cc: "none".into(),
+            goodput_mbps: 0.5,
+            rtt_mean_ms: None,
+            rtt_p95_ms: None,
+            srtt_time_mean_ms: None,
+            retransmits: 0,
+            rtos: 0,
+            protocol,
+        }
+    }
+
+    fn udp() -> FlowProtocol {
+        FlowProtocol::Udp(UdpFlowSummary {
+            datagrams_sent: 3,
+            datagrams_received: 2,
+            datagrams_lost: 1,
+            datagrams_duplicated: 0,
+            owd_mean_ms: Some(1.5),
+            owd_p95_ms: None,
+            owd_min_ms: Some(1.0),
+            owd_rows_stride: 1,
+        })
+    }
+
+    fn run(flows: Vec<FlowSummary>) -> RunSummary {
+        RunSummary {
+            name: None,
+            origin: "t.toml".into(),
+            seed: 1,
+            sim_seconds: 1.0,
+            events: 7,
+            flows,
+            links: vec![],
+            ues: vec![],
+            cells: vec![],
+            core: None,
+            unroutable_packets: 0,
+            notices: vec![],
+            scenario: json!({}),
+        }
+    }
+
+    #[test]
+    fn a_udp_flow_is_one_flat_object_with_the_tcp_only_columns_null_or_zero() {
+        let v = serde_json::to_value(flow(udp())).unwrap();
+        assert_eq!(
+            v,
+            json!({
+                "id": 0, "name": "f", "from": "a", "to": "b", "start_s": 0.0, "stop_s": 1.0,
+                "bytes_delivered": 10, "protocol": "udp", "cc": "none", "goodput_mbps": 0.5,
+                "rtt_mean_ms": null, "rtt_p95_ms": null, "srtt_time_mean_ms": null,
+                "retransmits": 0, "rtos": 0,
+                "datagrams_sent": 3, "datagrams_received": 2, "datagrams_lost": 1,
+                "datagrams_duplicated": 0, "owd_mean_ms": 1.5, "owd_p95_ms": null,
+                "owd_min_ms": 1.0, "owd_rows_stride": 1,
+            })
+        );
+    }
+
+    #[test]
+    fn a_tcp_flow_is_tagged_tcp_and_keeps_its_nulls() {
+        let v = serde_json::to_value(flow(FlowProtocol::Tcp(TcpFlowSummary {
+            rtt_min_ms: None,
+            rtt_samples: 0,
+            rto_times_s: vec![0.25],
+            fast_recoveries: 0,
+            undos: 0,
+            loss_undos: 0,
+            spurious_rtos: 0,
+            undo_times_s: vec![],
+            dsacks_received: 0,
+            dsacks_sent: 0,
+            tlp_probes: 0,
+            tlp_recoveries: 0,
+            spurious_retransmits: 0,
+            segments_sent: 0,
+            syn_retransmits: 0,
+            file_bytes: None,
+            completion_time_s: None,
+            final_cwnd_bytes: 14480,
+            rtt_rows_stride: 1,
+        })))
+        .unwrap();
+        assert_eq!(v["protocol"], "tcp");
+        assert_eq!(v["rto_times_s"], json!([0.25]));
+        for k in [
+            "rtt_min_ms",
+            "file_bytes",
+            "completion_time_s",
+            "rtt_mean_ms",
+        ] {
+            assert!(v[k].is_null() && v.get(k).is_some(), "{k}");
+        }
+        assert!(v.get("datagrams_sent").is_none());
+    }
+
+    #[test]
+    fn core_and_unroutable_packets_appear_only_when_there_is_something_to_say() {
+        let mut s = run(vec![flow(udp())]);
+        let v = serde_json::to_value(&s).unwrap();
+        assert!(v.get("core").is_none() && v.get("unroutable_packets").is_none());
+        assert!(v["name"].is_null());
+        s.core = Some(CoreSummary {
+            upf: "upf".into(),
+            path_switches: 1,
+            xn_forwarded: 2,
+            xn_dropped: 0,
+        });
+        s.unroutable_packets = 5;
+        let v = serde_json::to_value(&s).unwrap();
+        assert_eq!(
+            v["core"],
+            json!({"upf": "upf", "path_switches": 1, "xn_forwarded": 2, "xn_dropped": 0})
+        );
+        assert_eq!(v["unroutable_packets"], 5);
+    }
+
+    #[test]
+    fn per_direction_values_and_link_directions_serialise_as_before() {
+        assert_eq!(
+            serde_json::to_value(PerDirection::from([3u64, 4])).unwrap(),
+            json!({"dl": 3, "ul": 4})
+        );
+        assert_eq!(
+            serde_json::to_value([LinkDirection::Forward, LinkDirection::Reverse]).unwrap(),
+            json!(["forward", "reverse"])
+        );
+    }
+
+    #[test]
+    fn a_non_finite_float_is_null() {
+        let mut f = flow(udp());
+        f.goodput_mbps = f64::NAN;
+        assert!(serde_json::to_value(f).unwrap()["goodput_mbps"].is_null());
+    }
+}
