@@ -16,6 +16,7 @@ mod build;
 mod core;
 pub mod output;
 mod run;
+pub mod summary;
 mod topology;
 
 pub use output::{Column, ColumnData, RunOutput, Table};

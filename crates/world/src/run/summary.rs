@@ -1,25 +1,193 @@
-//! The end of a run: the per-flow, per-link and per-UE summary (`summary.json`) and the
-//! column tables handed to the writers.
+//! The end of a run: the summary (`summary.json`, whose structure is
+//! [`crate::summary`]) filled in from the world's state, and the column tables handed to
+//! the writers.
 
 use super::Sim;
-use crate::build::FlowKind;
+use crate::build::{FlowKind, FlowState};
 use crate::output::{Column, ColumnData, RunOutput, Table};
+use crate::summary::{
+    CellSummary, CoreSummary, FlowProtocol, FlowSummary, LinkDirection, LinkSummary, PerDirection,
+    RunSummary, TcpFlowSummary, UdpFlowSummary, UeSummary,
+};
 use mmtsim_engine::ids::{CellId, UeId};
 use mmtsim_engine::metrics::Thinning;
 use mmtsim_engine::SimTime;
 use mmtsim_scenario::Loaded;
-use serde_json::json;
 
 impl Sim {
     pub(super) fn finish(mut self, loaded: &Loaded, seed: u64, nodes: &[String]) -> RunOutput {
         let end = self.end;
-        let mut flows_json = Vec::new();
-        let (mut g_flow, mut g_t, mut g_v) = (vec![], vec![], vec![]);
-        let (mut r_flow, mut r_t, mut r_v) = (vec![], vec![], vec![]);
-        let (mut c_flow, mut c_t, mut c_cwnd, mut c_ss, mut c_in, mut c_rw) =
-            (vec![], vec![], vec![], vec![], vec![], vec![]);
-        let (mut o_flow, mut o_t, mut o_v) = (vec![], vec![], vec![]);
-        // Per-packet tables under a row budget: (samples, rows kept, largest stride).
+        for l in &mut self.links {
+            l.dir.settle(end);
+        }
+        // The summary reads the flows' sample logs, which the tables then take.
+        let summary = self.summary(loaded, seed, nodes);
+        let summary = serde_json::to_value(&summary).expect("the summary serialises");
+        let tables = self.tables();
+        RunOutput { summary, tables }
+    }
+
+    /// The whole summary: every figure of `summary.json` is computed here.
+    fn summary(&self, loaded: &Loaded, seed: u64, nodes: &[String]) -> RunSummary {
+        let flows = self
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, fl)| self.flow_summary(i as u32, fl, nodes))
+            .collect();
+        let links = self
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let st = l.dir.stats;
+                LinkSummary {
+                    id: i,
+                    name: l.name.clone(),
+                    direction: if l.reverse {
+                        LinkDirection::Reverse
+                    } else {
+                        LinkDirection::Forward
+                    },
+                    rate: l.rate_desc.clone(),
+                    tx_packets: st.tx_packets,
+                    tx_bytes: st.tx_bytes,
+                    tail_drops: st.tail_drops,
+                    aqm_drops: st.aqm_drops,
+                    wire_losses: st.wire_losses,
+                    queue_mean_bytes: if l.occupancy_samples == 0 {
+                        0.0
+                    } else {
+                        l.occupancy_sum as f64 / l.occupancy_samples as f64
+                    },
+                    queue_max_bytes: l.occupancy_max,
+                }
+            })
+            .collect();
+        let (ues, cells) = self.ran_summary();
+        let mut scenario = serde_json::to_value(&loaded.scenario).expect("scenario serialises");
+        scenario["simulation"]["seed"] = seed.into();
+        RunSummary {
+            name: loaded.scenario.name.clone(),
+            origin: loaded.origin.clone(),
+            seed,
+            sim_seconds: self.end.secs_f64(),
+            events: self.q.events_processed(),
+            flows,
+            links,
+            ues,
+            cells,
+            core: self.core.as_ref().map(|core| CoreSummary {
+                upf: nodes[core.upf().index()].clone(),
+                path_switches: core.stats.path_switches,
+                xn_forwarded: core.stats.xn_forwarded,
+                xn_dropped: core.stats.xn_dropped,
+            }),
+            unroutable_packets: self.unroutable,
+            notices: self.notices(),
+            scenario,
+        }
+    }
+
+    /// Flow `id`'s summary.
+    fn flow_summary(&self, id: u32, fl: &FlowState, nodes: &[String]) -> FlowSummary {
+        let stop = fl.stop.min(self.end);
+        let secs = |t: &u64| *t as f64 * 1e-9;
+        let (cc, goodput_mbps, rtt_mean_ms, rtt_p95_ms, srtt_time_mean_ms, retransmits, rtos);
+        let protocol = match &fl.kind {
+            FlowKind::Tcp {
+                sender,
+                receiver,
+                completed_at,
+                file_size,
+                ..
+            } => {
+                let active = match completed_at {
+                    Some(t) => *t - fl.start,
+                    None => stop.saturating_sub(fl.start),
+                };
+                let delivered = if completed_at.is_some() {
+                    fl.delivered
+                } else {
+                    fl.delivered_by_stop
+                };
+                let rtt = &sender.log.rtt;
+                let st = sender.stats;
+                cc = fl.cc_name.to_string();
+                goodput_mbps = rate_mbps(delivered, active);
+                rtt_mean_ms = rtt.mean_ms();
+                rtt_p95_ms = rtt.p95_ms();
+                // The per-ACK mean above under-weights outages; this is the mean of SRTT
+                // over time, what sampling the kernel's tcpi_rtt gives.
+                srtt_time_mean_ms = sender.srtt_time_mean_ms(completed_at.unwrap_or(stop));
+                retransmits = st.retransmits;
+                rtos = st.rtos;
+                FlowProtocol::Tcp(TcpFlowSummary {
+                    rtt_min_ms: rtt.min_ms(),
+                    rtt_samples: rtt.count,
+                    rto_times_s: sender.log.rto_t_ns.iter().map(secs).collect(),
+                    fast_recoveries: st.fast_recoveries,
+                    undos: st.undos,
+                    loss_undos: st.loss_undos,
+                    spurious_rtos: st.spurious_rtos,
+                    undo_times_s: sender.log.undo_t_ns.iter().map(secs).collect(),
+                    dsacks_received: st.dsacks,
+                    dsacks_sent: receiver.stats.dsacks_sent,
+                    tlp_probes: st.tlp_probes,
+                    tlp_recoveries: st.tlp_recoveries,
+                    spurious_retransmits: receiver.stats.spurious_retransmits,
+                    segments_sent: st.segments_sent,
+                    syn_retransmits: st.syn_retransmits,
+                    file_bytes: *file_size,
+                    completion_time_s: completed_at.map(|t| (t - fl.start).secs_f64()),
+                    final_cwnd_bytes: sender.cwnd_bytes(),
+                    rtt_rows_stride: rtt.thinning.stride,
+                })
+            }
+            FlowKind::Udp { src, sink, owd } => {
+                cc = "none".to_string();
+                goodput_mbps = rate_mbps(fl.delivered_by_stop, stop.saturating_sub(fl.start));
+                // The fields every flow has that only TCP measures.
+                rtt_mean_ms = None;
+                rtt_p95_ms = None;
+                srtt_time_mean_ms = None;
+                retransmits = 0;
+                rtos = 0;
+                FlowProtocol::Udp(UdpFlowSummary {
+                    datagrams_sent: src.sent(),
+                    datagrams_received: sink.datagrams,
+                    datagrams_lost: src.sent() - sink.datagrams,
+                    datagrams_duplicated: sink.duplicates,
+                    owd_mean_ms: owd.mean_ms(),
+                    owd_p95_ms: owd.p95_ms(),
+                    owd_min_ms: owd.min_ms(),
+                    owd_rows_stride: owd.thinning.stride,
+                })
+            }
+        };
+        FlowSummary {
+            id,
+            name: fl.name.clone(),
+            from: nodes[fl.src.index()].clone(),
+            to: nodes[fl.dst.index()].clone(),
+            start_s: fl.start.secs_f64(),
+            stop_s: stop.secs_f64(),
+            bytes_delivered: fl.delivered,
+            cc,
+            goodput_mbps,
+            rtt_mean_ms,
+            rtt_p95_ms,
+            srtt_time_mean_ms,
+            retransmits,
+            rtos,
+            protocol,
+        }
+    }
+
+    /// One line per per-packet table (`rtt`, `cwnd` recorded on change, `owd`) whose rows
+    /// some flow thinned under the row budget.
+    fn notices(&self) -> Vec<String> {
+        // Per table: (samples, rows kept, largest stride).
         let mut thinned: [(&str, u64, u64, u64); 3] =
             [("rtt", 0, 0, 1), ("cwnd", 0, 0, 1), ("owd", 0, 0, 1)];
         let mut note = |k: usize, t: &Thinning, rows: usize| {
@@ -28,6 +196,39 @@ impl Sim {
             e.2 += rows as u64;
             e.3 = e.3.max(t.stride);
         };
+        for fl in &self.flows {
+            match &fl.kind {
+                FlowKind::Tcp { sender, .. } => {
+                    let log = &sender.log;
+                    note(0, &log.rtt.thinning, log.rtt.us.len());
+                    if let Some(c) = &log.cwnd {
+                        note(1, &c.thinning, c.t_ns.len());
+                    }
+                }
+                FlowKind::Udp { owd, .. } => note(2, &owd.thinning, owd.us.len()),
+            }
+        }
+        thinned
+            .iter()
+            .filter(|e| e.3 > 1)
+            .map(|&(table, seen, rows, stride)| {
+                format!(
+                    "{table}: {seen} samples thinned to {rows} rows (down to 1 in {stride} \
+                     samples of a flow) under metrics.sample_budget; summary statistics use \
+                     every sample; set metrics.keep_all_samples = true to keep them all"
+                )
+            })
+            .collect()
+    }
+
+    /// The time series, taken out of the flows, links and RAN samples.
+    fn tables(&mut self) -> Vec<Table> {
+        let end = self.end;
+        let (mut g_flow, mut g_t, mut g_v) = (vec![], vec![], vec![]);
+        let (mut r_flow, mut r_t, mut r_v) = (vec![], vec![], vec![]);
+        let (mut c_flow, mut c_t, mut c_cwnd, mut c_ss, mut c_in, mut c_rw) =
+            (vec![], vec![], vec![], vec![], vec![], vec![]);
+        let (mut o_flow, mut o_t, mut o_v) = (vec![], vec![], vec![]);
         let bin_s = self.bin_ns as f64 * 1e-9;
         for (i, fl) in self.flows.iter_mut().enumerate() {
             let id = i as u32;
@@ -48,80 +249,9 @@ impl Sim {
                     0.0
                 });
             }
-            let stop = fl.stop.min(end);
-            let mut j = json!({
-                "id": id,
-                "name": fl.name,
-                "from": nodes[fl.src.index()],
-                "to": nodes[fl.dst.index()],
-                "start_s": fl.start.secs_f64(),
-                "stop_s": stop.secs_f64(),
-                "bytes_delivered": fl.delivered,
-            });
             match &mut fl.kind {
-                FlowKind::Tcp {
-                    sender,
-                    receiver,
-                    completed_at,
-                    file_size,
-                    ..
-                } => {
-                    let active = match completed_at {
-                        Some(t) => *t - fl.start,
-                        None => stop.saturating_sub(fl.start),
-                    };
-                    let rtt = &sender.log.rtt;
-                    let st = sender.stats;
-                    let delivered = if completed_at.is_some() {
-                        fl.delivered
-                    } else {
-                        fl.delivered_by_stop
-                    };
-                    j["protocol"] = json!("tcp");
-                    j["cc"] = json!(fl.cc_name);
-                    j["goodput_mbps"] = json!(rate_mbps(delivered, active));
-                    j["rtt_mean_ms"] = json!(rtt.mean_ms());
-                    j["rtt_p95_ms"] = json!(rtt.p95_ms());
-                    j["rtt_min_ms"] = json!(rtt.min_ms());
-                    j["rtt_samples"] = json!(rtt.count);
-                    j["retransmits"] = json!(st.retransmits);
-                    j["rtos"] = json!(st.rtos);
-                    j["rto_times_s"] = json!(sender
-                        .log
-                        .rto_t_ns
-                        .iter()
-                        .map(|&t| t as f64 * 1e-9)
-                        .collect::<Vec<_>>());
-                    j["fast_recoveries"] = json!(st.fast_recoveries);
-                    // The per-ACK mean above under-weights outages; this is the mean of
-                    // SRTT over time, what sampling the kernel's tcpi_rtt gives.
-                    j["srtt_time_mean_ms"] =
-                        json!(sender.srtt_time_mean_ms(completed_at.unwrap_or(stop)));
-                    j["undos"] = json!(st.undos);
-                    j["loss_undos"] = json!(st.loss_undos);
-                    j["spurious_rtos"] = json!(st.spurious_rtos);
-                    j["undo_times_s"] = json!(sender
-                        .log
-                        .undo_t_ns
-                        .iter()
-                        .map(|&t| t as f64 * 1e-9)
-                        .collect::<Vec<_>>());
-                    j["dsacks_received"] = json!(st.dsacks);
-                    j["dsacks_sent"] = json!(receiver.stats.dsacks_sent);
-                    j["tlp_probes"] = json!(st.tlp_probes);
-                    j["tlp_recoveries"] = json!(st.tlp_recoveries);
-                    j["spurious_retransmits"] = json!(receiver.stats.spurious_retransmits);
-                    j["segments_sent"] = json!(st.segments_sent);
-                    j["syn_retransmits"] = json!(st.syn_retransmits);
-                    j["file_bytes"] = json!(file_size);
-                    j["completion_time_s"] = json!(completed_at.map(|t| (t - fl.start).secs_f64()));
-                    j["final_cwnd_bytes"] = json!(sender.cwnd_bytes());
-                    j["rtt_rows_stride"] = json!(rtt.thinning.stride);
+                FlowKind::Tcp { sender, .. } => {
                     let log = std::mem::take(&mut sender.log);
-                    note(0, &log.rtt.thinning, log.rtt.us.len());
-                    if let Some(c) = &log.cwnd {
-                        note(1, &c.thinning, c.t_ns.len());
-                    }
                     r_flow.extend(std::iter::repeat_n(id, log.rtt.us.len()));
                     r_t.extend(log.rtt.t_ns);
                     r_v.extend(log.rtt.us);
@@ -134,27 +264,7 @@ impl Sim {
                         c_rw.extend(c.rwnd_bytes);
                     }
                 }
-                FlowKind::Udp { src, sink, owd } => {
-                    j["protocol"] = json!("udp");
-                    j["cc"] = json!("none");
-                    j["goodput_mbps"] = json!(rate_mbps(
-                        fl.delivered_by_stop,
-                        stop.saturating_sub(fl.start)
-                    ));
-                    j["datagrams_sent"] = json!(src.sent());
-                    j["datagrams_received"] = json!(sink.datagrams);
-                    j["datagrams_lost"] = json!(src.sent() - sink.datagrams);
-                    j["datagrams_duplicated"] = json!(sink.duplicates);
-                    j["owd_mean_ms"] = json!(owd.mean_ms());
-                    j["owd_p95_ms"] = json!(owd.p95_ms());
-                    j["owd_min_ms"] = json!(owd.min_ms());
-                    j["rtt_mean_ms"] = json!(null);
-                    j["rtt_p95_ms"] = json!(null);
-                    j["srtt_time_mean_ms"] = json!(null);
-                    j["retransmits"] = json!(0);
-                    j["rtos"] = json!(0);
-                    j["owd_rows_stride"] = json!(owd.thinning.stride);
-                    note(2, &owd.thinning, owd.us.len());
+                FlowKind::Udp { owd, .. } => {
                     o_flow.extend(std::iter::repeat_n(id, owd.us.len()));
                     o_t.append(&mut owd.t_ns);
                     o_v.append(&mut owd.us);
@@ -166,76 +276,6 @@ impl Sim {
             c_ss.append(&mut fl.ssthresh_bytes);
             c_in.append(&mut fl.inflight_bytes);
             c_rw.append(&mut fl.rwnd_bytes);
-            flows_json.push(j);
-        }
-        for l in &mut self.links {
-            l.dir.settle(end);
-        }
-        let links_json: Vec<_> = self
-            .links
-            .iter()
-            .enumerate()
-            .map(|(i, l)| {
-                let st = l.dir.stats;
-                let mean_q = if l.occupancy_samples == 0 {
-                    0.0
-                } else {
-                    l.occupancy_sum as f64 / l.occupancy_samples as f64
-                };
-                json!({
-                    "id": i,
-                    "name": l.name,
-                    "direction": if l.reverse { "reverse" } else { "forward" },
-                    "rate": l.rate_desc,
-                    "tx_packets": st.tx_packets,
-                    "tx_bytes": st.tx_bytes,
-                    "tail_drops": st.tail_drops,
-                    "aqm_drops": st.aqm_drops,
-                    "wire_losses": st.wire_losses,
-                    "queue_mean_bytes": mean_q,
-                    "queue_max_bytes": l.occupancy_max,
-                })
-            })
-            .collect();
-        let notices: Vec<String> = thinned
-            .iter()
-            .filter(|e| e.3 > 1)
-            .map(|&(table, seen, rows, stride)| {
-                format!(
-                    "{table}: {seen} samples thinned to {rows} rows (down to 1 in {stride} \
-                     samples of a flow) under metrics.sample_budget; summary statistics use \
-                     every sample; set metrics.keep_all_samples = true to keep them all"
-                )
-            })
-            .collect();
-        let (ues_json, cells_json) = self.ran_summary();
-        let mut scenario = serde_json::to_value(&loaded.scenario).expect("scenario serialises");
-        scenario["simulation"]["seed"] = json!(seed);
-        let summary = json!({
-            "name": loaded.scenario.name,
-            "origin": loaded.origin,
-            "seed": seed,
-            "sim_seconds": end.secs_f64(),
-            "events": self.q.events_processed(),
-            "flows": flows_json,
-            "links": links_json,
-            "ues": ues_json,
-            "cells": cells_json,
-            "notices": notices,
-            "scenario": scenario,
-        });
-        let mut summary = summary;
-        if let Some(core) = &self.core {
-            let st = core.stats;
-            summary["core"] = json!({
-                "upf": nodes[core.upf().index()],
-                "path_switches": st.path_switches,
-                "xn_forwarded": st.xn_forwarded,
-                "xn_dropped": st.xn_dropped,
-            });
-        }
-        if self.unroutable > 0 {
-            summary["unroutable_packets"] = json!(self.unroutable);
         }
         let u32c = |name, v: Vec<u32>| Column {
             name,
@@ -249,7 +289,7 @@ impl Sim {
             name,
             data: ColumnData::F64(v),
         };
-        let tables = vec![
+        let mut tables = vec![
             Table {
                 name: "goodput",
                 columns: vec![
@@ -289,7 +329,6 @@ impl Sim {
             },
         ];
         let r = std::mem::take(&mut self.rs);
-        let mut tables = tables;
         if self.ran.is_some() {
             tables.push(Table {
                 name: "ran",
@@ -309,15 +348,19 @@ impl Sim {
                 ],
             });
         }
-        RunOutput { summary, tables }
+        tables
     }
 
     /// Per-UE and per-cell summaries of the RAN (empty lists without one).
-    fn ran_summary(&self) -> (serde_json::Value, serde_json::Value) {
+    fn ran_summary(&self) -> (Vec<UeSummary>, Vec<CellSummary>) {
         let Some(ran) = &self.ran else {
-            return (json!([]), json!([]));
+            return (vec![], vec![]);
         };
         let secs = self.end.secs_f64();
+        let mbps = |b: [u64; 2]| PerDirection {
+            dl: b[0] as f64 * 8.0 / secs / 1e6,
+            ul: b[1] as f64 * 8.0 / secs / 1e6,
+        };
         // One pass over the series: per UE, [Σ finite DL SINR, their count, Σ LOS,
         // Σ RLC DL bytes, Σ RLC UL bytes, samples].
         let mut acc = vec![[0.0f64; 6]; ran.ues()];
@@ -334,48 +377,40 @@ impl Sim {
             a[5] += 1.0;
         }
         let ratio = |s: f64, n: f64| (n > 0.0).then(|| s / n);
-        let ues: Vec<_> = (0..ran.ues())
+        let ues = (0..ran.ues())
             .map(|u| {
-                let st = ran.ue_stats(UeId::from_index(u));
-                let [g, e] = ran.rlc_stats(UeId::from_index(u));
+                let ue = UeId::from_index(u);
+                let st = ran.ue_stats(ue);
+                let [g, e] = ran.rlc_stats(ue);
                 let a = acc[u];
-                json!({
-                    "id": u,
-                    "name": self.ue_names[u],
-                    "sinr_dl_mean_db": ratio(a[0], a[1]),
-                    "los_fraction": ratio(a[2], a[5]),
-                    "rlc_dl_mean_bytes": ratio(a[3], a[5]),
-                    "rlc_ul_mean_bytes": ratio(a[4], a[5]),
-                    "transport_blocks": {"dl": st.tbs[0], "ul": st.tbs[1]},
-                    "tb_errors": {"dl": st.tb_errors[0], "ul": st.tb_errors[1]},
-                    "harq_retransmissions": {"dl": st.harq_retx[0], "ul": st.harq_retx[1]},
-                    "harq_failures": {"dl": st.harq_failures[0], "ul": st.harq_failures[1]},
-                    "rlc_buffer_drops": {"dl": st.buffer_drops[0], "ul": st.buffer_drops[1]},
-                    "rlc_retransmissions": {"dl": g.pdus_retx, "ul": e.pdus_retx},
-                    "decoded_mbps": {
-                        "dl": st.decoded_bytes[0] as f64 * 8.0 / secs / 1e6,
-                        "ul": st.decoded_bytes[1] as f64 * 8.0 / secs / 1e6,
-                    },
-                    "serving_cell": self.cell_names[ran.serving_cell(UeId::from_index(u)).index()],
-                    "cell_switches": st.cell_switches,
-                    "harq_reset_drops": {"dl": st.harq_reset_drops[0], "ul": st.harq_reset_drops[1]},
-                })
+                UeSummary {
+                    id: u,
+                    name: self.ue_names[u].clone(),
+                    sinr_dl_mean_db: ratio(a[0], a[1]),
+                    los_fraction: ratio(a[2], a[5]),
+                    rlc_dl_mean_bytes: ratio(a[3], a[5]),
+                    rlc_ul_mean_bytes: ratio(a[4], a[5]),
+                    transport_blocks: st.tbs.into(),
+                    tb_errors: st.tb_errors.into(),
+                    harq_retransmissions: st.harq_retx.into(),
+                    harq_failures: st.harq_failures.into(),
+                    rlc_buffer_drops: st.buffer_drops.into(),
+                    rlc_retransmissions: [g.pdus_retx, e.pdus_retx].into(),
+                    decoded_mbps: mbps(st.decoded_bytes),
+                    serving_cell: self.cell_names[ran.serving_cell(ue).index()].clone(),
+                    cell_switches: st.cell_switches,
+                    harq_reset_drops: st.harq_reset_drops.into(),
+                }
             })
             .collect();
-        let cells: Vec<_> = (0..ran.cells())
-            .map(|c| {
-                let b = ran.cell_bytes(CellId::from_index(c));
-                json!({
-                    "id": c,
-                    "name": self.cell_names[c],
-                    "throughput_mbps": {
-                        "dl": b[0] as f64 * 8.0 / secs / 1e6,
-                        "ul": b[1] as f64 * 8.0 / secs / 1e6,
-                    },
-                })
+        let cells = (0..ran.cells())
+            .map(|c| CellSummary {
+                id: c,
+                name: self.cell_names[c].clone(),
+                throughput_mbps: mbps(ran.cell_bytes(CellId::from_index(c))),
             })
             .collect();
-        (json!(ues), json!(cells))
+        (ues, cells)
     }
 }
 

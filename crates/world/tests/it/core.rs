@@ -298,3 +298,26 @@ fn events_and_core_are_checked() {
     let e = load_error(&format!("{base}[[events]]\nat = \"1s\"\n"));
     assert!(e.contains("events[0]") && e.contains("no action"), "{e}");
 }
+
+#[test]
+fn packets_with_no_route_after_a_handover_are_counted_in_the_summary() {
+    // Site B has no wired link: once the UE is handed over to it, nothing reaches the UE.
+    let isolated = |extra: &str| {
+        two_sites("2s", &format!("{extra}{CBR_DOWN}")).replace(
+            "[[links]]\nbetween = [\"router\", \"B\"]\ndelay = \"5ms\"\nrate = \"100Gbps\"\n",
+            "",
+        )
+    };
+    let stay = run_toml(&isolated(""));
+    assert!(stay.summary.get("unroutable_packets").is_none());
+    assert_eq!(flow(&stay, 0)["datagrams_lost"], 0);
+    let out = run_toml(&isolated(HANDOVER_AT_1S));
+    let dropped = out.summary["unroutable_packets"].as_u64().unwrap();
+    let lost = flow(&out, 0)["datagrams_lost"].as_u64().unwrap();
+    // Every lost datagram found no route: at least datagrams 4167 … 6249, which leave the
+    // server at or after 1 s and before 1.5 s, plus those still on the wire at 1 s.
+    assert!(
+        dropped >= 2083 && dropped == lost,
+        "{dropped} unroutable, {lost} lost"
+    );
+}
