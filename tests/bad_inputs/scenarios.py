@@ -100,6 +100,6 @@ CASES = [
      ["core.upf", "nowhere", "not defined"]),
     ("core-without-ran", ("seed = 1", 'seed = 1\n[core]\nupf = "server"'),
      ["core", "[ran]"]),
-    ("event-after-the-end", ("seed = 1", 'seed = 1\n[[events]]\nat = "5s"\nhandover = { ue = "u", to = "g" }'),
-     ["events[0].at", "5s", "not before the end"]),
+    ("handover-without-ran", ("seed = 1", 'seed = 1\n[[events]]\nat = "1s"\nhandover = { ue = "u", to = "g" }'),
+     ["events[0].handover", "[ran]"]),
 ]

@@ -85,15 +85,8 @@ pub(crate) fn validate(s: &Scenario, errs: &mut Errs) {
             ));
         }
     }
-    let dur = s.simulation.duration;
     for (i, e) in s.events.iter().enumerate() {
         let p = format!("events[{i}]");
-        if e.at.0 >= dur.0 {
-            errs.push((
-                format!("{p}.at"),
-                format!("\"{}\" is not before the end of the run ({dur})", e.at),
-            ));
-        }
         let Some(h) = &e.handover else {
             errs.push((p, "no action: expected one of `handover`".into()));
             continue;

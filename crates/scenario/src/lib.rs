@@ -19,6 +19,7 @@ pub mod model;
 pub mod overrides;
 mod positional;
 pub mod ran;
+pub mod relay;
 pub mod resolve;
 pub mod units;
 pub mod validate;

@@ -586,6 +586,13 @@ pub struct Flow {
     /// TCP options.
     #[serde(default)]
     pub tcp: Tcp,
+    /// The receiving application reads at this rate (TCP; default: every byte as it
+    /// arrives). A slower reader fills the receive buffer and closes the window.
+    #[serde(default)]
+    pub read_rate: Option<Rate>,
+    /// Split the connection at a relay node (split TCP), see `relay.rs`.
+    #[serde(default)]
+    pub relay: Option<crate::relay::Relay>,
 }
 
 fn one_u32() -> u32 {

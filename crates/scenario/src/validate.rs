@@ -305,6 +305,20 @@ pub fn validate(s: &Scenario, base_dir: &Path) -> Result<(Traces, crate::ran::Si
         if f.count == 0 {
             errs.push((format!("{p}.count"), "0: expected at least 1".into()));
         }
+        crate::relay::validate(&p, f, &|n| index.contains_key(n), &mut errs);
+        if let (Some(r), Some(a), Some(b)) = (&f.relay, from, to) {
+            if let Some(&m) = index.get(r.node.as_str()) {
+                if m != a && m != b && !(reachable(&adj, a, m) && reachable(&adj, m, b)) {
+                    errs.push((
+                        format!("{p}.relay.node"),
+                        format!(
+                            "no path of links leads from \"{}\" through \"{}\" to \"{}\"",
+                            f.from, r.node, f.to
+                        ),
+                    ));
+                }
+            }
+        }
         let is_ue = |name: &str| {
             s.ran
                 .as_ref()

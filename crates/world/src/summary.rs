@@ -91,6 +91,28 @@ pub struct FlowSummary {
     /// The protocol and its own fields.
     #[serde(flatten)]
     pub protocol: FlowProtocol,
+    /// For a leg of a flow split at a relay: the relay and the leg (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub relay: Option<RelaySummary>,
+}
+
+/// One leg of a flow split at a relay node (split TCP). The second leg's goodput, counted
+/// from the flow's start, is the flow's end-to-end goodput.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RelaySummary {
+    /// The relay node.
+    pub node: String,
+    /// 1: from the flow's source to the relay; 2: from the relay to the destination.
+    pub leg: u8,
+    /// The other leg's flow name.
+    pub other_leg: String,
+    /// The relay's buffer between the legs, bytes.
+    pub buffer_bytes: u64,
+    /// Second leg: mean of the sampled relay occupancy (read from the first leg, not yet
+    /// acknowledged on the second), bytes; `null` on the first leg.
+    pub buffer_mean_bytes: Option<f64>,
+    /// Second leg: largest sampled relay occupancy, bytes; `null` on the first leg.
+    pub buffer_max_bytes: Option<u64>,
 }
 
 /// What only one protocol reports; `protocol` in the JSON names the variant.
@@ -146,6 +168,13 @@ pub struct TcpFlowSummary {
     pub final_cwnd_bytes: u64,
     /// The `rtt` table keeps every `rtt_rows_stride`-th sample of this flow (1: all).
     pub rtt_rows_stride: u64,
+    /// ACKs the receiver sent with a zero window (its application lagged).
+    pub zero_window_acks: u64,
+    /// Window updates the receiver sent because its application's read opened the window
+    /// (Linux `tcp_cleanup_rbuf`).
+    pub window_updates: u64,
+    /// Zero-window probes the sender's persist timer sent (RFC 9293 §3.8.6.1).
+    pub persist_probes: u64,
 }
 
 /// The fields of a UDP flow beyond those of every flow.
@@ -309,6 +338,7 @@ mod tests {
             retransmits: 0,
             rtos: 0,
             protocol,
+            relay: None,
         }
     }
 
@@ -382,9 +412,14 @@ mod tests {
             completion_time_s: None,
             final_cwnd_bytes: 14480,
             rtt_rows_stride: 1,
+            zero_window_acks: 0,
+            window_updates: 0,
+            persist_probes: 0,
         })))
         .unwrap();
         assert_eq!(v["protocol"], "tcp");
+        // Only a relayed flow's legs carry `relay`.
+        assert!(v.get("relay").is_none());
         assert_eq!(v["rto_times_s"], json!([0.25]));
         for k in [
             "rtt_min_ms",

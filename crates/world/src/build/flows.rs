@@ -4,13 +4,14 @@
 use super::LinkState;
 use crate::topology::{Forwarding, Hop};
 use mmtsim_apps::{AppKind, TcpApp};
-use mmtsim_engine::ids::{NodeId, UeId};
+use mmtsim_engine::ids::{FlowId, NodeId, UeId};
 use mmtsim_engine::metrics::{DelayLog, Thinning};
 use mmtsim_engine::{Rate, RngStreams, SimTime};
 use mmtsim_net::packet::TcpHeader;
 use mmtsim_ran::network::Ran;
-use mmtsim_scenario::model::{App, CwndRecording, Protocol};
+use mmtsim_scenario::model::{App, CwndRecording, Flow, Protocol};
 use mmtsim_scenario::{resolve, Scenario};
+use mmtsim_transport::tcp::rcv_window::ReadMode;
 use mmtsim_transport::tcp::receiver::TcpReceiver;
 use mmtsim_transport::tcp::sender::TcpSender;
 use mmtsim_transport::udp::{UdpSink, UdpSource};
@@ -22,7 +23,9 @@ pub(crate) enum FlowKind {
     Tcp {
         sender: TcpSender,
         receiver: TcpReceiver,
-        app: TcpApp,
+        /// The sending application; `None` for the second leg of a relayed flow, whose
+        /// data are what the relay reads from the first.
+        app: Option<TcpApp>,
         /// Earliest pending timer event of [sender, receiver].
         timer_pending: [SimTime; 2],
         app_wake_pending: SimTime,
@@ -59,6 +62,44 @@ pub(crate) struct FlowState {
     pub ssthresh_bytes: Vec<u64>,
     pub inflight_bytes: Vec<u64>,
     pub rwnd_bytes: Vec<u64>,
+    /// How the receiving application reads, if not every byte at once.
+    pub reader: Reader,
+    /// A relayed flow's leg: the relay node, this leg (1: source → relay, 2: relay →
+    /// destination) and the other leg.
+    pub relay: Option<RelayLeg>,
+    /// Sum, count and maximum of the sampled relay occupancy (second legs).
+    pub relay_occupancy: (u128, u64, u64),
+}
+
+/// One leg of a flow split by a relay.
+#[derive(Clone, Debug)]
+pub(crate) struct RelayLeg {
+    pub node: NodeId,
+    pub leg: u8,
+    pub peer: FlowId,
+    /// Second leg: bytes the relay may hold (read from the first leg, not yet acknowledged
+    /// on the second).
+    pub buffer_bytes: u64,
+    /// Second leg: the connection is open (the relay accepted the first leg's SYN).
+    pub opened: bool,
+}
+
+/// How a TCP flow's receiving application reads.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Reader {
+    /// Every in-order byte the moment it arrives.
+    AtOnce,
+    /// At a fixed rate, as a fluid server of the receive buffer: `clock` is the instant by
+    /// which everything read so far would have been read at `rate`; `idle` says the buffer
+    /// ran empty at the last read; `wake` is the pending read event, if any.
+    Rate {
+        rate: Rate,
+        clock: SimTime,
+        idle: bool,
+        wake: SimTime,
+    },
+    /// The relay of a split flow reads, as its second leg has room.
+    Relay,
 }
 
 fn app_kind(app: &App) -> (AppKind, Option<u64>) {
@@ -90,6 +131,121 @@ fn app_kind(app: &App) -> (AppKind, Option<u64>) {
     }
 }
 
+/// What the flows of a run share while they are built.
+struct Ctx<'a> {
+    s: &'a Scenario,
+    rng: &'a RngStreams,
+    tcp_budget: usize,
+    udp_budget: usize,
+}
+
+impl Ctx<'_> {
+    /// A TCP connection of flow `f` (or of one of its legs) named `name`; `app` false for
+    /// a relay's second leg, which has no application of its own.
+    fn tcp(
+        &self,
+        f: &Flow,
+        name: &str,
+        start: SimTime,
+        stop: SimTime,
+        app: bool,
+    ) -> (FlowKind, &'static str) {
+        let mut cfg = resolve::tcp_config(f).expect("validated TCP configuration");
+        if let mmtsim_transport::cc::CcParams::Bbr(p) = &mut cfg.cc {
+            // Each flow draws its own PROBE_BW phases, reproducibly per run seed.
+            use rand::RngCore;
+            p.seed = self.rng.stream(&format!("flow/{name}/bbr")).next_u64();
+        }
+        let cc_name = cfg.cc.name();
+        let log_changes = self.s.metrics.cwnd == CwndRecording::Change;
+        let (app_kind, file_size) = app_kind(&f.app);
+        let app = app.then(|| {
+            TcpApp::new(
+                app_kind,
+                start,
+                stop,
+                cfg.mss as u64,
+                self.rng.stream(&format!("flow/{name}/app")),
+            )
+        });
+        let mut sender = TcpSender::new(cfg.clone(), log_changes, start);
+        sender.log.rtt.keep = self.s.metrics.rtt;
+        sender.log.rtt.set_budget(self.tcp_budget);
+        if let Some(c) = &mut sender.log.cwnd {
+            c.thinning = Thinning::new(self.tcp_budget);
+        }
+        let receiver = TcpReceiver::new(cfg);
+        (
+            FlowKind::Tcp {
+                sender,
+                receiver,
+                app,
+                timer_pending: [SimTime::NEVER; 2],
+                app_wake_pending: SimTime::NEVER,
+                file_size,
+                completed_at: None,
+            },
+            cc_name,
+        )
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn flow_state(
+    name: String,
+    src: NodeId,
+    dst: NodeId,
+    start: SimTime,
+    stop: SimTime,
+    (kind, cc_name): (FlowKind, &'static str),
+    node_ue: &[Option<UeId>],
+    reader: Reader,
+    relay: Option<RelayLeg>,
+) -> FlowState {
+    let mut kind = kind;
+    if !matches!(reader, Reader::AtOnce) {
+        if let FlowKind::Tcp { receiver, .. } = &mut kind {
+            receiver.set_read_mode(ReadMode::Explicit);
+        }
+    }
+    FlowState {
+        name,
+        src_ue: node_ue[src.index()],
+        dst_ue: node_ue[dst.index()],
+        src,
+        dst,
+        start,
+        stop,
+        cc_name,
+        kind,
+        stopped: false,
+        delivered: 0,
+        delivered_by_stop: 0,
+        bins: Vec::new(),
+        cwnd_t_ns: vec![],
+        cwnd_bytes: vec![],
+        ssthresh_bytes: vec![],
+        inflight_bytes: vec![],
+        rwnd_bytes: vec![],
+        reader,
+        relay,
+        relay_occupancy: (0, 0, 0),
+    }
+}
+
+/// The reader of a flow's receiving application.
+fn reader_of(f: &Flow) -> Reader {
+    match mmtsim_scenario::relay::read_rate(f) {
+        Some(rate) => Reader::Rate {
+            rate,
+            clock: SimTime::ZERO,
+            idle: true,
+            wake: SimTime::NEVER,
+        },
+        None => Reader::AtOnce,
+    }
+}
+
 pub(super) fn build_flows(
     s: &Scenario,
     rng: &RngStreams,
@@ -100,13 +256,14 @@ pub(super) fn build_flows(
     node_ue: &[Option<UeId>],
 ) -> Vec<FlowState> {
     let end = s.simulation.duration.time();
-    // Each per-packet table's row budget is shared evenly by the flows that record it.
+    // Each per-packet table's row budget is shared evenly by the flows that record it (a
+    // relayed flow records two connections).
     let budget_of = |p: Protocol| {
         let n: u64 = s
             .flows
             .iter()
             .filter(|f| f.protocol == p)
-            .map(|f| f.count as u64)
+            .map(|f| f.count as u64 * if f.relay.is_some() { 2 } else { 1 })
             .sum();
         if s.metrics.keep_all_samples {
             0
@@ -114,7 +271,12 @@ pub(super) fn build_flows(
             (s.metrics.sample_budget / n.max(1)).max(2) as usize
         }
     };
-    let (tcp_budget, udp_budget) = (budget_of(Protocol::Tcp), budget_of(Protocol::Udp));
+    let ctx = Ctx {
+        s,
+        rng,
+        tcp_budget: budget_of(Protocol::Tcp),
+        udp_budget: budget_of(Protocol::Udp),
+    };
     let mut flows = Vec::new();
     for (fi, f) in s.flows.iter().enumerate() {
         for k in 0..f.count {
@@ -128,44 +290,55 @@ pub(super) fn build_flows(
             let stop = f.stop.map_or(end, |t| t.time()).min(end);
             let src = node_index(&f.from);
             let dst = node_index(&f.to);
-            let (kind, cc_name) = match f.protocol {
-                Protocol::Tcp => {
-                    let mut cfg = resolve::tcp_config(f).expect("validated TCP configuration");
-                    if let mmtsim_transport::cc::CcParams::Bbr(p) = &mut cfg.cc {
-                        // Each flow draws its own PROBE_BW phases, reproducibly per run seed.
-                        use rand::RngCore;
-                        p.seed = rng.stream(&format!("flow/{name}/bbr")).next_u64();
-                    }
-                    let cc_name = cfg.cc.name();
-                    let log_changes = s.metrics.cwnd == CwndRecording::Change;
-                    let (app_kind, file_size) = app_kind(&f.app);
-                    let app = TcpApp::new(
-                        app_kind,
-                        start,
-                        stop,
-                        cfg.mss as u64,
-                        rng.stream(&format!("flow/{name}/app")),
-                    );
-                    let mut sender = TcpSender::new(cfg.clone(), log_changes, start);
-                    sender.log.rtt.keep = s.metrics.rtt;
-                    sender.log.rtt.set_budget(tcp_budget);
-                    if let Some(c) = &mut sender.log.cwnd {
-                        c.thinning = Thinning::new(tcp_budget);
-                    }
-                    let receiver = TcpReceiver::new(cfg);
-                    (
-                        FlowKind::Tcp {
-                            sender,
-                            receiver,
-                            app,
-                            timer_pending: [SimTime::NEVER; 2],
-                            app_wake_pending: SimTime::NEVER,
-                            file_size,
-                            completed_at: None,
-                        },
-                        cc_name,
-                    )
-                }
+            if let Some(r) = &f.relay {
+                // Two connections: source → relay (its receiver is the relay), relay →
+                // destination (its sender's data are what the relay read). Both count
+                // from the flow's start, so the second leg's goodput is end to end.
+                let (one, two) = (
+                    FlowId::from_index(flows.len()),
+                    FlowId::from_index(flows.len() + 1),
+                );
+                let node = node_index(&r.node);
+                let leg1 = mmtsim_scenario::relay::first_leg(f, r);
+                let leg2 = mmtsim_scenario::relay::second_leg(f, r);
+                let (n1, n2) = (format!("{name}.leg1"), format!("{name}.leg2"));
+                // The second leg keeps the flow's application kind only for its file size:
+                // a file transfer completes when the destination has the whole file.
+                let kind2 = ctx.tcp(&leg2, &n2, start, stop, false);
+                let kind1 = ctx.tcp(&leg1, &n1, start, stop, true);
+                let leg = |leg: u8, peer: FlowId| RelayLeg {
+                    node,
+                    leg,
+                    peer,
+                    buffer_bytes: r.buffer.0,
+                    opened: false,
+                };
+                flows.push(flow_state(
+                    n1,
+                    src,
+                    node,
+                    start,
+                    stop,
+                    kind1,
+                    node_ue,
+                    Reader::Relay,
+                    Some(leg(1, two)),
+                ));
+                flows.push(flow_state(
+                    n2,
+                    node,
+                    dst,
+                    start,
+                    stop,
+                    kind2,
+                    node_ue,
+                    reader_of(f),
+                    Some(leg(2, one)),
+                ));
+                continue;
+            }
+            let kind = match f.protocol {
+                Protocol::Tcp => ctx.tcp(f, &name, start, stop, true),
                 Protocol::Udp => {
                     let App::Cbr { rate, payload } = &f.app else {
                         unreachable!("validated: UDP flows are cbr")
@@ -190,7 +363,7 @@ pub(super) fn build_flows(
                             sink: UdpSink::default(),
                             owd: {
                                 let mut d = DelayLog::new(s.metrics.rtt);
-                                d.set_budget(udp_budget);
+                                d.set_budget(ctx.udp_budget);
                                 d
                             },
                         },
@@ -198,26 +371,17 @@ pub(super) fn build_flows(
                     )
                 }
             };
-            flows.push(FlowState {
+            flows.push(flow_state(
                 name,
-                src_ue: node_ue[src.index()],
-                dst_ue: node_ue[dst.index()],
                 src,
                 dst,
                 start,
                 stop,
-                cc_name,
                 kind,
-                stopped: false,
-                delivered: 0,
-                delivered_by_stop: 0,
-                bins: Vec::new(),
-                cwnd_t_ns: vec![],
-                cwnd_bytes: vec![],
-                ssthresh_bytes: vec![],
-                inflight_bytes: vec![],
-                rwnd_bytes: vec![],
-            });
+                node_ue,
+                reader_of(f),
+                None,
+            ));
         }
     }
     flows

@@ -7,7 +7,7 @@
 
 mod flows;
 
-pub(crate) use flows::{FlowKind, FlowState};
+pub(crate) use flows::{FlowKind, FlowState, Reader};
 
 use crate::core::Core;
 use crate::topology::{Forwarding, Topology};

@@ -3,6 +3,7 @@
 //! `transport.rs`, sampled time series `sample.rs`, the summary at the end `summary.rs`.
 
 mod forward;
+mod reader;
 mod sample;
 mod summary;
 mod transport;
@@ -83,6 +84,8 @@ enum Ev {
         receiver: bool,
     },
     AppWake(FlowId),
+    /// A receiving application that reads at a rate reads again.
+    AppRead(FlowId),
     UdpSend(FlowId),
     Sample,
     /// A slot of a cell.
@@ -123,6 +126,9 @@ struct Sim {
     rs: RanSeries,
     /// Packets that reached a node with no route to their destination.
     unroutable: u64,
+    /// `[[events]]` entries at or after the end of the run (they do not happen): (index,
+    /// time).
+    late_events: Vec<(usize, SimTime)>,
 }
 
 /// Runs a validated scenario to its end.
@@ -174,14 +180,23 @@ pub fn run(loaded: &Loaded, ctl: &RunControl) -> Result<RunOutput, RunError> {
         cell_names: b.cell_names,
         rs: RanSeries::default(),
         unroutable: 0,
+        late_events: Vec::new(),
     };
     for (i, &(at, _)) in sim.events.iter().enumerate() {
-        sim.q
-            .schedule_in_class(at, CLASS_EARLY, Ev::Scripted(i as u32));
+        // A shortened run (`--set simulation.duration=…`) may end before an event: it does
+        // not happen, and the summary says so.
+        if at >= sim.end {
+            sim.late_events.push((i, at));
+        } else {
+            sim.q.schedule_in_class(at, CLASS_EARLY, Ev::Scripted(i as u32));
+        }
     }
     for (i, f) in sim.flows.iter().enumerate() {
         let id = FlowId::from_index(i);
-        sim.q.schedule(f.start, Ev::FlowStart(id));
+        // A relay's second leg opens when its first leg's SYN reaches the relay.
+        if f.relay.as_ref().is_none_or(|r| r.leg == 1) {
+            sim.q.schedule(f.start, Ev::FlowStart(id));
+        }
         if f.stop < sim.end {
             sim.q.schedule(f.stop, Ev::FlowStop(id));
         }
@@ -246,6 +261,7 @@ impl Sim {
                 }
                 self.service_app(now, f);
             }
+            Ev::AppRead(f) => self.app_read_event(now, f),
             Ev::UdpSend(f) => self.udp_send(now, f),
             Ev::FlowStart(f) => self.flow_start(now, f),
             Ev::FlowStop(f) => {

@@ -42,6 +42,20 @@ impl Sim {
                 }
             }
         }
+        // A relay's occupancy: what it read from the first leg and the second has not had
+        // acknowledged.
+        for fl in &mut self.flows {
+            if let (Some(r), FlowKind::Tcp { sender, .. }) = (&fl.relay, &fl.kind) {
+                if r.leg == 2 && r.opened {
+                    let written = sender.app_written();
+                    let held = written - sender.snd_una().saturating_sub(1).min(written);
+                    let o = &mut fl.relay_occupancy;
+                    o.0 += held as u128;
+                    o.1 += 1;
+                    o.2 = o.2.max(held);
+                }
+            }
+        }
         for (i, l) in self.links.iter_mut().enumerate() {
             let occ = l.dir.queue_bytes(now);
             l.occupancy_sum += occ as u128;

@@ -7,7 +7,7 @@ use crate::build::{FlowKind, FlowState};
 use crate::output::{Column, ColumnData, RunOutput, Table};
 use crate::summary::{
     CellSummary, CoreSummary, FlowProtocol, FlowSummary, LinkDirection, LinkSummary, PerDirection,
-    RunSummary, TcpFlowSummary, UdpFlowSummary, UeSummary,
+    RelaySummary, RunSummary, TcpFlowSummary, UdpFlowSummary, UeSummary,
 };
 use mmtsim_engine::ids::{CellId, UeId};
 use mmtsim_engine::metrics::Thinning;
@@ -142,6 +142,9 @@ impl Sim {
                     completion_time_s: completed_at.map(|t| (t - fl.start).secs_f64()),
                     final_cwnd_bytes: sender.cwnd_bytes(),
                     rtt_rows_stride: rtt.thinning.stride,
+                    zero_window_acks: receiver.stats.zero_window_acks,
+                    window_updates: receiver.stats.window_updates,
+                    persist_probes: st.persist_probes,
                 })
             }
             FlowKind::Udp { src, sink, owd } => {
@@ -181,6 +184,18 @@ impl Sim {
             retransmits,
             rtos,
             protocol,
+            relay: fl.relay.as_ref().map(|r| {
+                let (sum, n, max) = fl.relay_occupancy;
+                let second = r.leg == 2;
+                RelaySummary {
+                    node: nodes[r.node.index()].clone(),
+                    leg: r.leg,
+                    other_leg: self.flows[r.peer.index()].name.clone(),
+                    buffer_bytes: r.buffer_bytes,
+                    buffer_mean_bytes: (second && n > 0).then(|| sum as f64 / n as f64),
+                    buffer_max_bytes: second.then_some(max),
+                }
+            }),
         }
     }
 
@@ -208,17 +223,26 @@ impl Sim {
                 FlowKind::Udp { owd, .. } => note(2, &owd.thinning, owd.us.len()),
             }
         }
-        thinned
-            .iter()
-            .filter(|e| e.3 > 1)
-            .map(|&(table, seen, rows, stride)| {
-                format!(
-                    "{table}: {seen} samples thinned to {rows} rows (down to 1 in {stride} \
+        let late = self.late_events.iter().map(|(i, at)| {
+            format!(
+                "events[{i}] at {:.3} s is not before the end of the run ({:.3} s): it did not happen",
+                at.secs_f64(),
+                self.end.secs_f64()
+            )
+        });
+        late.chain(
+            thinned
+                .iter()
+                .filter(|e| e.3 > 1)
+                .map(|&(table, seen, rows, stride)| {
+                    format!(
+                        "{table}: {seen} samples thinned to {rows} rows (down to 1 in {stride} \
                      samples of a flow) under metrics.sample_budget; summary statistics use \
                      every sample; set metrics.keep_all_samples = true to keep them all"
-                )
-            })
-            .collect()
+                    )
+                }),
+        )
+        .collect()
     }
 
     /// The time series, taken out of the flows, links and RAN samples.

@@ -2,7 +2,7 @@
 //! delivering them to the endpoints, TCP timers, the applications' writes.
 
 use super::{Ev, Sim};
-use crate::build::FlowKind;
+use crate::build::{FlowKind, Reader};
 use mmtsim_engine::ids::FlowId;
 use mmtsim_engine::SimTime;
 use mmtsim_net::packet::{Packet, Transport, UdpHeader};
@@ -10,7 +10,7 @@ use mmtsim_transport::tcp::sender::SenderState;
 
 impl Sim {
     /// Sends the TCP headers in `self.hdrs` of flow `f` into the network.
-    fn emit_tcp(&mut self, now: SimTime, f: FlowId) {
+    pub(super) fn emit_tcp(&mut self, now: SimTime, f: FlowId) {
         let mut hdrs = std::mem::take(&mut self.hdrs);
         let (src, dst) = (self.flows[f.index()].src, self.flows[f.index()].dst);
         for h in hdrs.drain(..) {
@@ -65,15 +65,30 @@ impl Sim {
                         }
                     }
                     let new = receiver.on_segment(now, &h, &mut self.hdrs);
-                    let done = file_size.is_some_and(|s| fl.delivered + new >= s);
-                    if done && completed_at.is_none() {
-                        *completed_at = Some(now);
+                    let reads_at_once = matches!(fl.reader, Reader::AtOnce);
+                    if reads_at_once {
+                        let done = file_size.is_some_and(|s| fl.delivered + new >= s);
+                        if done && completed_at.is_none() {
+                            *completed_at = Some(now);
+                        }
+                        if new > 0 {
+                            fl.record_delivery(now, new, self.bin_ns, self.end);
+                        }
                     }
-                    if new > 0 {
-                        fl.record_delivery(now, new, self.bin_ns, self.end);
-                    }
+                    // A relay opens its second leg when the first leg's SYN reaches it.
+                    let open = h
+                        .flags
+                        .syn
+                        .then(|| fl.relay.as_ref().filter(|r| r.leg == 1).map(|r| r.peer))
+                        .flatten();
                     self.emit_tcp(now, f);
                     self.arm(now, f, true);
+                    if let Some(two) = open {
+                        self.open_relay_leg(now, two);
+                    }
+                    if !reads_at_once {
+                        self.read_app(now, f);
+                    }
                 }
             }
             Transport::Udp(h) => {
@@ -97,7 +112,7 @@ impl Sim {
 
     // ----- TCP timers and applications -----
 
-    fn arm(&mut self, now: SimTime, f: FlowId, receiver: bool) {
+    pub(super) fn arm(&mut self, now: SimTime, f: FlowId, receiver: bool) {
         let Some((deadline, pending)) = self.flows[f.index()].kind.tcp_timer(receiver) else {
             return;
         };
@@ -126,9 +141,14 @@ impl Sim {
         if self.flows[f.index()].stopped {
             return;
         }
+        // A relay's second leg: its ACKs free room for the relay to read from the first.
+        if let Some(r) = self.flows[f.index()].relay.as_ref().filter(|r| r.leg == 2) {
+            let one = r.peer;
+            return self.read_app(now, one);
+        }
         let FlowKind::Tcp {
             sender,
-            app,
+            app: Some(app),
             app_wake_pending,
             ..
         } = &mut self.flows[f.index()].kind
@@ -157,13 +177,18 @@ impl Sim {
 
     pub(super) fn flow_start(&mut self, now: SimTime, f: FlowId) {
         match &mut self.flows[f.index()].kind {
-            FlowKind::Tcp { sender, app, .. } => {
+            FlowKind::Tcp {
+                sender,
+                app: Some(app),
+                ..
+            } => {
                 let w = app.poll(now, u64::MAX);
                 sender.set_app_end(now, w, &mut self.hdrs);
                 sender.connect(now, &mut self.hdrs);
                 self.emit_tcp(now, f);
                 self.arm(now, f, false);
             }
+            FlowKind::Tcp { app: None, .. } => {}
             FlowKind::Udp { .. } => self.udp_send(now, f),
         }
     }

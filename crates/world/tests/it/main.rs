@@ -12,6 +12,7 @@ mod mathis;
 mod metrics;
 mod ran;
 mod recovery;
+mod relay;
 mod reliability;
 mod rto;
 mod rwnd;
