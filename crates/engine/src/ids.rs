@@ -45,11 +45,6 @@ id!(
     "link"
 );
 id!(
-    /// A gNB site: one node holding one or more cells.
-    SiteId,
-    "site"
-);
-id!(
     /// A cell: one carrier of one site, with its own radio configuration.
     CellId,
     "cell"

@@ -1,22 +1,27 @@
-//! Each cell's radio configuration: the `[ran]` table's radio keys, overridden per gNB.
+//! Each cell's radio configuration: the `[ran]` table's radio keys, overridden per gNB
+//! site and per cell.
 //!
 //! ```toml
 //! [ran]
 //! preset = "nr-fr2"            # every cell's default
 //! [[ran.gnbs]]
 //! name = "macro"
-//! preset = "lte-2ghz"          # this cell: an LTE-like 2 GHz carrier
+//! preset = "lte-2ghz"          # this site's one cell: an LTE-like 2 GHz carrier
 //! rbs = 50
 //! channel_model = "uma"
-//! scheduler = "pf"
+//! [[ran.gnbs]]
+//! name = "site2"               # a site with two cells on two carriers
+//! cells = [ { name = "site2-lte", preset = "lte-2ghz", channel_model = "uma" },
+//!           { name = "site2-mmw" } ]
 //! ```
 //!
-//! A gNB's `preset`, `rbs`, `scheduler` and `channel_model` replace the `[ran]` values for
-//! its cell; everything else radio (HARQ, report delays when given, shadowing, fading,
-//! blockage, indoor loss, LOS mode) is RAN-wide. The report delays' defaults follow each
-//! cell's own slot length, and the carrier frequency and beamforming gain of a cell's
-//! links come from its own preset. `rbs` given in `[ran]` applies to the cells that use
-//! the `[ran]` preset; a gNB with its own preset takes its own `rbs` or the preset's.
+//! A gNB without `cells` has one cell with the gNB's name. A cell's `preset`, `rbs`,
+//! `scheduler` and `channel_model` override its gNB's, which override `[ran]`'s;
+//! everything else radio (HARQ, report delays when given, shadowing, fading, blockage,
+//! indoor loss, LOS mode) is RAN-wide. The report delays' defaults follow each cell's own
+//! slot length, and the carrier frequency and beamforming gain of a cell's links come from
+//! its own preset. `rbs` goes with the preset it is given beside: a cell or gNB that sets
+//! its own preset does not take an `rbs` from a level above it.
 
 use crate::ran::{Gnb, Ran};
 use crate::validate::Errs;
@@ -26,80 +31,213 @@ use mmtsim_engine::SimTime;
 use mmtsim_ran::config::CellRadio;
 use mmtsim_ran::mac::scheduler::SchedulerKind;
 use mmtsim_ran::phy::numerology::{self, Numerology};
+use std::collections::BTreeMap;
 
-/// The numerology of gNB `g`'s cell; errors name the key that is wrong.
-pub fn numerology(r: &Ran, i: usize, g: &Gnb) -> Result<Numerology, (String, String)> {
-    let (preset, key) = match &g.preset {
-        Some(p) => (p.as_str(), format!("ran.gnbs[{i}].preset")),
-        None => (r.preset.as_str(), "ran.preset".to_string()),
+/// One cell as the scenario gives it: its name, its site and its keys, resolved through
+/// the gNB and `[ran]` levels.
+#[derive(Clone, Debug)]
+pub struct CellKeys<'a> {
+    /// Cell name.
+    pub name: &'a str,
+    /// Index of its gNB site in `ran.gnbs`.
+    pub site: usize,
+    /// Key path of the cell (`ran.gnbs[i]` or `ran.gnbs[i].cells[k]`), for messages.
+    pub path: String,
+    /// (preset, the key path that set it).
+    preset: (&'a str, String),
+    /// (resource blocks, the key path that set them).
+    rbs: Option<(u32, String)>,
+    scheduler: &'a str,
+    channel_model: &'a str,
+}
+
+/// A cell's own keys (or none, for a gNB's implicit cell).
+#[derive(Clone, Copy, Default)]
+struct Own<'a> {
+    preset: Option<&'a str>,
+    rbs: Option<u32>,
+    scheduler: Option<&'a str>,
+    channel_model: Option<&'a str>,
+}
+
+/// A cell of gNB `i` at key path `path`, its keys resolved through the gNB and `[ran]`.
+fn resolve<'a>(r: &'a Ran, i: usize, path: String, name: &'a str, own: Own<'a>) -> CellKeys<'a> {
+    let g: &'a Gnb = &r.gnbs[i];
+    let gp = format!("ran.gnbs[{i}]");
+    let own_rbs = own.rbs.map(|n| (n, format!("{path}.rbs")));
+    let gnb_rbs = g.rbs.map(|n| (n, format!("{gp}.rbs")));
+    let (preset, rbs) = match (own.preset, g.preset.as_deref()) {
+        (Some(p), _) => ((p, format!("{path}.preset")), own_rbs),
+        (None, Some(p)) => ((p, format!("{gp}.preset")), own_rbs.or(gnb_rbs)),
+        (None, None) => (
+            (r.preset.as_str(), "ran.preset".to_string()),
+            own_rbs
+                .or(gnb_rbs)
+                .or(r.rbs.map(|n| (n, "ran.rbs".to_string()))),
+        ),
     };
+    CellKeys {
+        name,
+        site: i,
+        path,
+        preset,
+        rbs,
+        scheduler: own
+            .scheduler
+            .or(g.scheduler.as_deref())
+            .unwrap_or(&r.scheduler),
+        channel_model: own
+            .channel_model
+            .or(g.channel_model.as_deref())
+            .unwrap_or(&r.channel.model),
+    }
+}
+
+/// Every cell of the RAN, site by site, in `CellId` order.
+pub fn cells(r: &Ran) -> Vec<CellKeys<'_>> {
+    let mut out = Vec::new();
+    for (i, g) in r.gnbs.iter().enumerate() {
+        if g.cells.is_empty() {
+            out.push(resolve(
+                r,
+                i,
+                format!("ran.gnbs[{i}]"),
+                &g.name,
+                Own::default(),
+            ));
+        }
+        for (k, c) in g.cells.iter().enumerate() {
+            let own = Own {
+                preset: c.preset.as_deref(),
+                rbs: c.rbs,
+                scheduler: c.scheduler.as_deref(),
+                channel_model: c.channel_model.as_deref(),
+            };
+            out.push(resolve(
+                r,
+                i,
+                format!("ran.gnbs[{i}].cells[{k}]"),
+                &c.name,
+                own,
+            ));
+        }
+    }
+    out
+}
+
+/// The cell a UE's `gnb` or a handover's `to` names: a cell by its name, or a gNB by its
+/// name (its first cell).
+pub fn cell_index(r: &Ran, name: &str) -> Option<usize> {
+    let cells = cells(r);
+    cells.iter().position(|c| c.name == name).or_else(|| {
+        let site = r.gnbs.iter().position(|g| g.name == name)?;
+        cells.iter().position(|c| c.site == site)
+    })
+}
+
+/// The numerology of a cell; errors name the key that is wrong.
+pub fn numerology(c: &CellKeys) -> Result<Numerology, (String, String)> {
+    let (preset, key) = &c.preset;
     let Some(num) = numerology::preset(preset) else {
         return Err((
-            key,
+            key.clone(),
             format!(
                 "unknown preset \"{preset}\"; known: {}",
                 numerology::PRESETS.join(", ")
             ),
         ));
     };
-    let (rbs, key) = match (g.rbs, &g.preset) {
-        (Some(n), _) => (Some(n), format!("ran.gnbs[{i}].rbs")),
-        (None, None) => (r.rbs, "ran.rbs".to_string()),
-        (None, Some(_)) => (None, String::new()),
-    };
-    match rbs {
+    match &c.rbs {
         None => Ok(num),
-        Some(n) => num.with_rbs(n).map_err(|m| (key, format!("{n}: {m}"))),
+        Some((n, key)) => num
+            .with_rbs(*n)
+            .map_err(|m| (key.clone(), format!("{n}: {m}"))),
     }
 }
 
-fn scheduler_name<'a>(r: &'a Ran, g: &'a Gnb) -> &'a str {
-    g.scheduler.as_deref().unwrap_or(&r.scheduler)
-}
-
-fn model_name<'a>(r: &'a Ran, g: &'a Gnb) -> &'a str {
-    g.channel_model.as_deref().unwrap_or(&r.channel.model)
-}
-
-/// Checks every gNB's radio keys (the `[ran]` defaults are checked with the table).
-pub(crate) fn validate(r: &Ran, errs: &mut Errs) {
+/// Checks every cell's radio keys and names (the `[ran]` defaults are checked with the
+/// table); `node_names` are the `[[nodes]]` names.
+pub(crate) fn validate(r: &Ran, node_names: &[&str], errs: &mut Errs) {
+    let mut seen: BTreeMap<&str, String> = BTreeMap::new();
     for (i, g) in r.gnbs.iter().enumerate() {
-        if g.preset.is_some() || g.rbs.is_some() {
-            if let Err(e) = numerology(r, i, g) {
-                errs.push(e);
-            }
-        }
-        if let Some(s) = &g.scheduler {
-            if SchedulerKind::from_name(s).is_none() {
+        for (k, c) in g.cells.iter().enumerate() {
+            let p = format!("ran.gnbs[{i}].cells[{k}].name");
+            let taken = node_names.contains(&c.name.as_str())
+                || r.gnbs
+                    .iter()
+                    .enumerate()
+                    .any(|(j, o)| o.name == c.name && j != i)
+                || r.ues.iter().any(|u| u.name == c.name);
+            if taken {
+                errs.push((p, format!("\"{}\" is already the name of a node", c.name)));
+            } else if let Some(other) = seen.insert(c.name.as_str(), p.clone()) {
                 errs.push((
-                    format!("ran.gnbs[{i}].scheduler"),
-                    format!(
-                        "unknown scheduler \"{s}\"; known: {}",
-                        SchedulerKind::NAMES.join(", ")
-                    ),
+                    p,
+                    format!("cell name \"{}\" is used twice (also {other})", c.name),
                 ));
             }
         }
-        if let Some(m) = &g.channel_model {
-            if PathLossModel::from_name(m).is_none() {
-                errs.push((
-                    format!("ran.gnbs[{i}].channel_model"),
-                    format!(
-                        "unknown path-loss model \"{m}\"; known: {}",
-                        PathLossModel::NAMES.join(", ")
-                    ),
-                ));
+    }
+    let mut reported = std::collections::BTreeSet::new();
+    for c in cells(r) {
+        if c.preset.1 != "ran.preset" || c.rbs.as_ref().is_some_and(|(_, k)| k != "ran.rbs") {
+            if let Err(e) = numerology(&c) {
+                if reported.insert(e.clone()) {
+                    errs.push(e);
+                }
+            }
+        }
+    }
+    let mut check = |path: String, what: &str, name: &str, ok: bool, known: &[&str]| {
+        if !ok {
+            errs.push((
+                path,
+                format!("unknown {what} \"{name}\"; known: {}", known.join(", ")),
+            ));
+        }
+    };
+    for (i, g) in r.gnbs.iter().enumerate() {
+        let levels = std::iter::once((
+            format!("ran.gnbs[{i}]"),
+            g.scheduler.as_deref(),
+            g.channel_model.as_deref(),
+        ))
+        .chain(g.cells.iter().enumerate().map(|(k, c)| {
+            (
+                format!("ran.gnbs[{i}].cells[{k}]"),
+                c.scheduler.as_deref(),
+                c.channel_model.as_deref(),
+            )
+        }));
+        for (p, sched, model) in levels {
+            if let Some(s) = sched {
+                check(
+                    format!("{p}.scheduler"),
+                    "scheduler",
+                    s,
+                    SchedulerKind::from_name(s).is_some(),
+                    SchedulerKind::NAMES,
+                );
+            }
+            if let Some(m) = model {
+                check(
+                    format!("{p}.channel_model"),
+                    "path-loss model",
+                    m,
+                    PathLossModel::from_name(m).is_some(),
+                    PathLossModel::NAMES,
+                );
             }
         }
     }
 }
 
-/// The radio configuration of gNB `g`'s cell (validated scenario).
-pub(crate) fn radio(r: &Ran, i: usize, g: &Gnb, los_mode: LosMode) -> Result<CellRadio, String> {
-    let num = numerology(r, i, g).map_err(|(p, m)| format!("{p}: {m}"))?;
+/// The radio configuration of a cell (validated scenario).
+pub(crate) fn radio(r: &Ran, c: &CellKeys, los_mode: LosMode) -> Result<CellRadio, String> {
+    let num = numerology(c).map_err(|(p, m)| format!("{p}: {m}"))?;
     let slot = num.slot;
     let link = LinkParams {
-        model: PathLossModel::from_name(model_name(r, g)).ok_or("unknown path-loss model")?,
+        model: PathLossModel::from_name(c.channel_model).ok_or("unknown path-loss model")?,
         fc_hz: num.carrier_hz,
         shadowing: r.channel.shadowing,
         fading: r.channel.fading,
@@ -121,7 +259,7 @@ pub(crate) fn radio(r: &Ran, i: usize, g: &Gnb, los_mode: LosMode) -> Result<Cel
             SimTime::from_ns(slot.ns() * (num.l1l2_ctrl_slots + num.ul_sched_delay_slots) as u64),
             |d| d.time(),
         ),
-        scheduler: SchedulerKind::from_name(scheduler_name(r, g)).ok_or("unknown scheduler")?,
+        scheduler: SchedulerKind::from_name(c.scheduler).ok_or("unknown scheduler")?,
         harq: r.harq,
         link,
         numerology: num,

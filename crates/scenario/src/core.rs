@@ -49,7 +49,7 @@ pub struct Event {
 pub struct Handover {
     /// The UE (a `[[ran.ues]]` name).
     pub ue: String,
-    /// The target cell (a `[[ran.gnbs]]` name).
+    /// The target cell: a cell's name, or a gNB's for its first cell.
     pub to: String,
 }
 
@@ -105,8 +105,8 @@ pub(crate) fn validate(s: &Scenario, errs: &mut Errs) {
                 format!("UE \"{}\" is not defined (UEs: {})", h.ue, ues.join(", ")),
             ));
         }
-        if !r.gnbs.iter().any(|g| g.name == h.to) {
-            let cells: Vec<&str> = r.gnbs.iter().map(|g| g.name.as_str()).collect();
+        if crate::cell::cell_index(r, &h.to).is_none() {
+            let cells: Vec<&str> = crate::cell::cells(r).iter().map(|c| c.name).collect();
             errs.push((
                 format!("{p}.handover.to"),
                 format!(

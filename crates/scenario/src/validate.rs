@@ -93,11 +93,12 @@ pub fn validate(s: &Scenario, base_dir: &Path) -> Result<(Traces, crate::ran::Si
         // Radio edges: every UE to its serving gNB.
         let first = s.nodes.len();
         for (j, u) in r.ues.iter().enumerate() {
+            let cells = crate::cell::cells(r);
             let g = u
                 .gnb
                 .as_ref()
-                .and_then(|g| r.gnbs.iter().position(|x| &x.name == g))
-                .unwrap_or(0);
+                .and_then(|g| crate::cell::cell_index(r, g))
+                .map_or(0, |c| cells[c].site);
             if g < r.gnbs.len() {
                 let (a, b) = (first + g, first + r.gnbs.len() + j);
                 adj[a].push(b);

@@ -298,6 +298,8 @@ pub struct CellSummary {
     pub id: usize,
     /// The cell's name.
     pub name: String,
+    /// The gNB site (node) the cell belongs to.
+    pub site: String,
     /// Transport-block bytes the cell's UEs decoded, as a rate over the whole run, Mbit/s.
     pub throughput_mbps: PerDirection<f64>,
 }

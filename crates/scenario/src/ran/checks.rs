@@ -37,7 +37,7 @@ pub fn validate(
     if let Err(e) = numerology_of(r) {
         errs.push(e);
     }
-    crate::cell::validate(r, errs);
+    crate::cell::validate(r, node_names, errs);
     if SchedulerKind::from_name(&r.scheduler).is_none() {
         errs.push((
             "ran.scheduler".into(),
@@ -223,16 +223,13 @@ pub fn validate(
             ));
         }
         if let Some(g) = &u.gnb {
-            if !gnb_index.contains_key(g.as_str()) {
+            if crate::cell::cell_index(r, g).is_none() {
+                let cells: Vec<&str> = crate::cell::cells(r).iter().map(|c| c.name).collect();
                 errs.push((
                     format!("{p}.gnb"),
                     format!(
-                        "gNB \"{g}\" is not defined (defined: {})",
-                        r.gnbs
-                            .iter()
-                            .map(|g| g.name.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        "no cell or gNB is called \"{g}\" (cells: {})",
+                        cells.join(", ")
                     ),
                 ));
             }

@@ -217,6 +217,30 @@ pub struct Gnb {
     /// Path-loss model of this cell's links (default: `ran.channel.model`).
     #[serde(default)]
     pub channel_model: Option<String>,
+    /// The site's cells, each on its own carrier (default: one cell named after the
+    /// gNB). A cell's keys override the gNB's, which override `[ran]`'s.
+    #[serde(default)]
+    pub cells: Vec<CellSpec>,
+}
+
+/// One cell of a gNB site with several (an LTE anchor beside a mmWave cell, say).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CellSpec {
+    /// Unique cell name (UEs' `gnb` and handovers' `to` may name it).
+    pub name: String,
+    /// PHY preset (default: the gNB's, else `ran.preset`).
+    #[serde(default)]
+    pub preset: Option<String>,
+    /// Resource blocks (LTE preset; default as for the gNB).
+    #[serde(default)]
+    pub rbs: Option<u32>,
+    /// Scheduler (default: the gNB's, else `ran.scheduler`).
+    #[serde(default)]
+    pub scheduler: Option<String>,
+    /// Path-loss model (default: the gNB's, else `ran.channel.model`).
+    #[serde(default)]
+    pub channel_model: Option<String>,
 }
 
 /// A UE.
@@ -225,7 +249,8 @@ pub struct Gnb {
 pub struct Ue {
     /// Unique node name.
     pub name: String,
-    /// Serving gNB (default: the first).
+    /// Serving cell at the start: a cell's name, or a gNB's for its first cell (default:
+    /// the first gNB's first cell).
     #[serde(default)]
     pub gnb: Option<String>,
     /// Starting position [x, y, z], m.

@@ -170,18 +170,17 @@ pub fn ran_config(
         None if boxes.is_empty() => LosMode::Stochastic,
         None => LosMode::Geometric,
     };
-    // One cell per gNB site, each with its own radio configuration.
-    let cells = r
-        .gnbs
+    // The cells of every gNB site, each with its own radio configuration, on its site's
+    // node.
+    let cells = crate::cell::cells(r)
         .iter()
-        .enumerate()
-        .map(|(i, g)| {
+        .map(|c| {
             Ok(CellConfig {
-                name: g.name.clone(),
-                node: NodeId(first_node + i as u32),
-                position: vec3(g.position_m),
-                radio: crate::cell::radio(r, i, g, los_mode)
-                    .map_err(|m| format!("ran.gnbs[{i}]: {m}"))?,
+                name: c.name.to_string(),
+                node: NodeId(first_node + c.site as u32),
+                position: vec3(r.gnbs[c.site].position_m),
+                radio: crate::cell::radio(r, c, los_mode)
+                    .map_err(|m| format!("{}: {m}", c.path))?,
             })
         })
         .collect::<Result<Vec<CellConfig>, String>>()?;
@@ -191,11 +190,11 @@ pub fn ran_config(
         .enumerate()
         .map(|(j, u)| UeConfig {
             name: u.name.clone(),
-            node: NodeId(first_node + cells.len() as u32 + j as u32),
+            node: NodeId(first_node + r.gnbs.len() as u32 + j as u32),
             cell: CellId::from_index(
                 u.gnb
                     .as_ref()
-                    .and_then(|g| r.gnbs.iter().position(|x| &x.name == g))
+                    .and_then(|g| crate::cell::cell_index(r, g))
                     .unwrap_or(0),
             ),
             mobility: mobility_spec(u, r.area.as_ref()),

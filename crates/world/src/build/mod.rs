@@ -178,11 +178,9 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Result<Built, String> {
         Core::new(node_index(&c.upf), sites)
     });
     let cell_index = |name: &str| {
+        let r = s.ran.as_ref().expect("validated: handovers need a RAN");
         CellId::from_index(
-            cell_names
-                .iter()
-                .position(|c| c == name)
-                .expect("validated cell reference"),
+            mmtsim_scenario::cell::cell_index(r, name).expect("validated cell reference"),
         )
     };
     let ue_index = |name: &str| {

@@ -188,7 +188,8 @@ pub fn run(loaded: &Loaded, ctl: &RunControl) -> Result<RunOutput, RunError> {
         if at >= sim.end {
             sim.late_events.push((i, at));
         } else {
-            sim.q.schedule_in_class(at, CLASS_EARLY, Ev::Scripted(i as u32));
+            sim.q
+                .schedule_in_class(at, CLASS_EARLY, Ev::Scripted(i as u32));
         }
     }
     for (i, f) in sim.flows.iter().enumerate() {

@@ -64,7 +64,7 @@ impl Sim {
                 }
             })
             .collect();
-        let (ues, cells) = self.ran_summary();
+        let (ues, cells) = self.ran_summary(nodes);
         let mut scenario = serde_json::to_value(&loaded.scenario).expect("scenario serialises");
         scenario["simulation"]["seed"] = seed.into();
         RunSummary {
@@ -376,7 +376,7 @@ impl Sim {
     }
 
     /// Per-UE and per-cell summaries of the RAN (empty lists without one).
-    fn ran_summary(&self) -> (Vec<UeSummary>, Vec<CellSummary>) {
+    fn ran_summary(&self, nodes: &[String]) -> (Vec<UeSummary>, Vec<CellSummary>) {
         let Some(ran) = &self.ran else {
             return (vec![], vec![]);
         };
@@ -431,6 +431,7 @@ impl Sim {
             .map(|c| CellSummary {
                 id: c,
                 name: self.cell_names[c].clone(),
+                site: nodes[ran.cell_node(CellId::from_index(c)).index()].clone(),
                 throughput_mbps: mbps(ran.cell_bytes(CellId::from_index(c))),
             })
             .collect();

@@ -143,3 +143,102 @@ fn per_cell_keys_are_checked() {
     );
     assert!(e.contains("ran.gnbs[0].rbs") && e.contains('7'), "{e}");
 }
+
+#[test]
+fn one_site_may_hold_an_lte_cell_and_a_mmwave_cell() {
+    // Seed 003's co-located LTE anchor: one gNB site, two cells on two carriers. Each UE's
+    // cell reaches its own preset's peak, as with two sites; a handover between the
+    // site's cells changes the serving cell but not the site, so the core's tunnel stays.
+    let s = r#"
+[simulation]
+duration = "1s"
+[[nodes]]
+name = "server"
+[[links]]
+between = ["server", "site"]
+delay = "10ms"
+rate = "100Gbps"
+[core]
+upf = "server"
+[ran]
+preset = "mmwave-2017"
+[ran.channel]
+fading = false
+shadowing = false
+[[ran.gnbs]]
+name = "site"
+position_m = [0, 0, 25]
+cells = [
+  { name = "site-lte", preset = "lte-2ghz", channel_model = "uma" },
+  { name = "site-mmw" },
+]
+[[ran.ues]]
+name = "ue-lte"
+position_m = [20, 0, 1.5]
+gnb = "site-lte"
+[[ran.ues]]
+name = "ue-mmw"
+position_m = [-20, 0, 1.5]
+gnb = "site-mmw"
+[[flows]]
+protocol = "udp"
+from = "server"
+to = "ue-lte"
+app = { kind = "cbr", rate = "200Mbps" }
+[[flows]]
+protocol = "udp"
+from = "server"
+to = "ue-mmw"
+app = { kind = "cbr", rate = "4Gbps" }
+[[events]]
+at = "0.5s"
+handover = { ue = "ue-lte", to = "site-mmw" }
+"#;
+    let out = run_toml(s);
+    let cells = &out.summary["cells"];
+    assert_eq!(cells[0]["name"], "site-lte");
+    assert_eq!(cells[1]["name"], "site-mmw");
+    assert_eq!(cells[0]["site"], "site");
+    assert_eq!(cells[1]["site"], "site");
+    // The LTE cell served ue-lte for the first half second only: at most half its peak
+    // over the run.
+    let lte = cell_dl_mbps(&out, 0);
+    assert!(
+        lte <= 65.952 / 2.0 + 0.1 && lte > 0.45 * 65.952,
+        "LTE cell {lte}"
+    );
+    // The mmWave cell carried ue-mmw all along (its 4 Gbit/s saturates it) and shared its
+    // slots with ue-lte's 200 Mbit/s for the second half.
+    let mmw = cell_dl_mbps(&out, 1);
+    let peak = 39_187.0 * 8.0 / 100e-6 / 1e6;
+    assert!(mmw <= peak + 1e-6 && mmw > 0.95 * peak, "mmWave cell {mmw}");
+    assert_eq!(out.summary["ues"][0]["serving_cell"], "site-mmw");
+    assert_eq!(out.summary["core"]["path_switches"], 0);
+    assert_eq!(out.summary["core"]["xn_forwarded"], 0);
+}
+
+#[test]
+fn cell_names_are_checked() {
+    let s = lte_and_mmwave("", TWO_UES).replace(
+        "name = \"mmw\"\nposition_m = [200, 0, 10]",
+        "name = \"mmw\"\nposition_m = [200, 0, 10]\ncells = [{ name = \"router\" }, { name = \"x\", scheduler = \"fifo\" }, { name = \"x\" }]",
+    );
+    let e = load_error(&s);
+    assert!(
+        e.contains("ran.gnbs[1].cells[0].name") && e.contains("\"router\""),
+        "{e}"
+    );
+    assert!(
+        e.contains("ran.gnbs[1].cells[2].name") && e.contains("used twice"),
+        "{e}"
+    );
+    assert!(
+        e.contains("ran.gnbs[1].cells[1].scheduler") && e.contains("\"fifo\""),
+        "{e}"
+    );
+    let e = load_error(&lte_and_mmwave("", TWO_UES).replace("gnb = \"lte\"", "gnb = \"nowhere\""));
+    assert!(
+        e.contains("ran.ues[0].gnb") && e.contains("\"nowhere\""),
+        "{e}"
+    );
+}
