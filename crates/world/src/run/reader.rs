@@ -56,11 +56,7 @@ impl Sim {
         };
         let fl = &mut self.flows[f.index()];
         let FlowKind::Tcp {
-            sender,
-            receiver,
-            file_size,
-            completed_at,
-            ..
+            sender, receiver, ..
         } = &mut fl.kind
         else {
             return;
@@ -73,9 +69,6 @@ impl Sim {
         };
         let left = receiver.unread_bytes();
         if read > 0 {
-            if file_size.is_some_and(|s| fl.delivered + read >= s) && completed_at.is_none() {
-                *completed_at = Some(now);
-            }
             fl.record_delivery(now, read, self.bin_ns, self.end);
         }
         let mut wake = None;

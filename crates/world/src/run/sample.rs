@@ -95,8 +95,19 @@ impl Sim {
 }
 
 impl FlowState {
-    /// `bytes` reached the receiving application at `now`.
+    /// `bytes` reached the receiving application at `now` (a file flow completes when the
+    /// application has the whole file).
     pub(super) fn record_delivery(&mut self, now: SimTime, bytes: u64, bin_ns: u64, end: SimTime) {
+        if let FlowKind::Tcp {
+            file_size: Some(size),
+            completed_at: completed_at @ None,
+            ..
+        } = &mut self.kind
+        {
+            if self.delivered + bytes >= *size {
+                *completed_at = Some(now);
+            }
+        }
         self.delivered += bytes;
         if now <= self.stop {
             self.delivered_by_stop += bytes;

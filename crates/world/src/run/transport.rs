@@ -41,11 +41,7 @@ impl Sim {
             Transport::Tcp(h) => {
                 let fl = &mut self.flows[f.index()];
                 let FlowKind::Tcp {
-                    sender,
-                    receiver,
-                    file_size,
-                    completed_at,
-                    ..
+                    sender, receiver, ..
                 } = &mut fl.kind
                 else {
                     unreachable!("TCP packet of a UDP flow")
@@ -66,14 +62,8 @@ impl Sim {
                     }
                     let new = receiver.on_segment(now, &h, &mut self.hdrs);
                     let reads_at_once = matches!(fl.reader, Reader::AtOnce);
-                    if reads_at_once {
-                        let done = file_size.is_some_and(|s| fl.delivered + new >= s);
-                        if done && completed_at.is_none() {
-                            *completed_at = Some(now);
-                        }
-                        if new > 0 {
-                            fl.record_delivery(now, new, self.bin_ns, self.end);
-                        }
+                    if reads_at_once && new > 0 {
+                        fl.record_delivery(now, new, self.bin_ns, self.end);
                     }
                     // A relay opens its second leg when the first leg's SYN reaches it.
                     let open = h

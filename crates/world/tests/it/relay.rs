@@ -8,6 +8,33 @@ fn path(duration: &str, flow: &str) -> String {
     dumbbell("100Mbps", "10ms", "{ limit_packets = 100 }", duration, flow)
 }
 
+/// server — 1 Gbit/s, `first_delay` — proxy — `second_rate`, 5 ms, a `queue_packets`
+/// drop-tail queue — client, for 5 s, then `flow`.
+fn split_path(first_delay: &str, second_rate: &str, queue_packets: u32, flow: &str) -> String {
+    format!(
+        r#"
+[simulation]
+duration = "5s"
+[[nodes]]
+name = "server"
+[[nodes]]
+name = "proxy"
+[[nodes]]
+name = "client"
+[[links]]
+between = ["server", "proxy"]
+rate = "1Gbps"
+delay = "{first_delay}"
+[[links]]
+between = ["proxy", "client"]
+rate = "{second_rate}"
+delay = "5ms"
+queue = {{ limit_packets = {queue_packets} }}
+{flow}
+"#
+    )
+}
+
 fn f64_of(v: &serde_json::Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
 }
@@ -83,24 +110,11 @@ fn a_split_flow_holds_at_most_the_relays_buffer_between_its_legs() {
     // lets the first leg carry 256 kB per 40 ms round trip, 51 Mbit/s, were it not held
     // back). What the relay read and the client has not can be at most what the second
     // leg's sender holds unacknowledged, which the relay bounds by its buffer.
-    let s = r#"
-[simulation]
-duration = "5s"
-[[nodes]]
-name = "server"
-[[nodes]]
-name = "proxy"
-[[nodes]]
-name = "client"
-[[links]]
-between = ["server", "proxy"]
-rate = "1Gbps"
-delay = "20ms"
-[[links]]
-between = ["proxy", "client"]
-rate = "20Mbps"
-delay = "5ms"
-queue = { limit_packets = 50 }
+    let s = split_path(
+        "20ms",
+        "20Mbps",
+        50,
+        r#"
 [[flows]]
 name = "split"
 from = "server"
@@ -108,8 +122,9 @@ to = "client"
 cc = "cubic"
 tcp = { rcv_buf = "256kB" }
 relay = { node = "proxy", buffer = "200kB" }
-"#;
-    let out = run_toml(s);
+"#,
+    );
+    let out = run_toml(&s);
     let (one, two) = (flow(&out, 0), flow(&out, 1));
     assert_eq!(one["name"], "split.leg1");
     assert_eq!(two["name"], "split.leg2");
@@ -149,32 +164,20 @@ fn the_servers_acks_mean_reached_the_relay() {
     // has the file, long before the client has it (split TCP's broken end-to-end
     // semantics). The client cannot have it sooner than 1 MB at 10 Mbit/s of payload
     // share 1400/1452: 0.83 s.
-    let s = r#"
-[simulation]
-duration = "5s"
-[[nodes]]
-name = "server"
-[[nodes]]
-name = "proxy"
-[[nodes]]
-name = "client"
-[[links]]
-between = ["server", "proxy"]
-rate = "1Gbps"
-delay = "1ms"
-[[links]]
-between = ["proxy", "client"]
-rate = "10Mbps"
-delay = "5ms"
-queue = { limit_packets = 1000 }
+    let s = split_path(
+        "1ms",
+        "10Mbps",
+        1000,
+        r#"
 [[flows]]
 name = "file"
 from = "server"
 to = "client"
 app = { kind = "file", size = "1MB" }
 relay = { node = "proxy", buffer = "4MB" }
-"#;
-    let out = run_toml(s);
+"#,
+    );
+    let out = run_toml(&s);
     let t1 = f64_of(&flow(&out, 0)["completion_time_s"]);
     let t2 = f64_of(&flow(&out, 1)["completion_time_s"]);
     assert!(t1 < 0.1, "first leg done at {t1} s");
