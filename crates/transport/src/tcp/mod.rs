@@ -78,9 +78,17 @@ mod tests;
 #[cfg(test)]
 mod tests_cc_calls;
 #[cfg(test)]
+mod tests_handshake;
+#[cfg(test)]
+mod tests_loss;
+#[cfg(test)]
 mod tests_persist;
 #[cfg(test)]
+mod tests_receiver;
+#[cfg(test)]
 mod tests_recovery;
+#[cfg(test)]
+mod tests_sending;
 pub mod undo;
 
 use crate::cc::CcParams;
