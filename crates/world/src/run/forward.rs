@@ -136,17 +136,18 @@ impl Sim {
                 self.deliver(now, &p);
                 return;
             }
-            None => match (&self.core, self.node_ue[dst.index()]) {
+            None => match &self.core {
+                None => dst,
                 // Downlink to a UE goes through the UPF, which tunnels it to the UE's site.
-                (Some(core), Some(ue)) => {
-                    if node == core.upf() {
+                Some(core) => match self.node_ue[dst.index()] {
+                    Some(ue) if node == core.upf() => {
                         let end = core.tunnel_end(ue);
                         self.pkts[pkt as usize].tunnel = Some(end);
                         return self.forward(now, pkt, node);
                     }
-                    core.upf()
-                }
-                _ => dst,
+                    Some(_) => core.upf(),
+                    None => dst,
+                },
             },
         };
         match self.fwd.next(node, target) {
@@ -159,6 +160,7 @@ impl Sim {
         }
     }
 
+    #[cold]
     /// `pkt` reached the far end of its tunnel at `node`: the UPF (uplink: routed on from
     /// here) or a gNB site (downlink: to the radio if the site still serves the UE, else
     /// over Xn to the site that does, or dropped without an Xn link).
@@ -187,6 +189,7 @@ impl Sim {
         }
     }
 
+    #[inline]
     fn send_on_link(&mut self, now: SimTime, pkt: u32, l: LinkId) {
         let li = l.index();
         let size_bytes = self.pkts[pkt as usize].size_bytes;
