@@ -77,6 +77,8 @@ pub struct UeConfig {
     pub node: NodeId,
     /// The cell serving it at the start of the run.
     pub cell: CellId,
+    /// A secondary cell from the start (dual connectivity), if any.
+    pub secondary: Option<CellId>,
     /// Motion.
     pub mobility: MobilitySpec,
     /// Indoor UE (O2I penetration loss applies).

@@ -40,6 +40,20 @@ pub struct Event {
     /// Hand a UE over to another cell.
     #[serde(default)]
     pub handover: Option<Handover>,
+    /// Give a UE a secondary cell (dual connectivity).
+    #[serde(default)]
+    pub add_secondary: Option<AddSecondary>,
+}
+
+/// A scripted secondary-cell addition: from the event's time on the UE's bearer is split
+/// between its serving cell and `cell` (see `[[ran.ues]] secondary`).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AddSecondary {
+    /// The UE (a `[[ran.ues]]` name).
+    pub ue: String,
+    /// The secondary cell: a cell's name, or a gNB's for its first cell.
+    pub cell: String,
 }
 
 /// A scripted handover: the UE is served by `to` from the event's time on, and the core
@@ -87,34 +101,71 @@ pub(crate) fn validate(s: &Scenario, errs: &mut Errs) {
     }
     for (i, e) in s.events.iter().enumerate() {
         let p = format!("events[{i}]");
-        let Some(h) = &e.handover else {
-            errs.push((p, "no action: expected one of `handover`".into()));
-            continue;
+        let (ue, cell, key) = match (&e.handover, &e.add_secondary) {
+            (Some(h), None) => (&h.ue, &h.to, "handover"),
+            (None, Some(a)) => (&a.ue, &a.cell, "add_secondary"),
+            (None, None) => {
+                errs.push((
+                    p,
+                    "no action: expected one of `handover`, `add_secondary`".into(),
+                ));
+                continue;
+            }
+            (Some(_), Some(_)) => {
+                errs.push((
+                    p,
+                    "two actions: give one of `handover`, `add_secondary` per event".into(),
+                ));
+                continue;
+            }
         };
         let Some(r) = &s.ran else {
             errs.push((
-                format!("{p}.handover"),
-                "a handover needs a [ran] table with UEs and gNBs".into(),
+                format!("{p}.{key}"),
+                format!("a {key} needs a [ran] table with UEs and gNBs"),
             ));
             continue;
         };
-        if !r.ues.iter().any(|u| u.name == h.ue) {
+        let Some(u) = r.ues.iter().find(|u| &u.name == ue) else {
             let ues: Vec<&str> = r.ues.iter().map(|u| u.name.as_str()).collect();
             errs.push((
-                format!("{p}.handover.ue"),
-                format!("UE \"{}\" is not defined (UEs: {})", h.ue, ues.join(", ")),
+                format!("{p}.{key}.ue"),
+                format!("UE \"{}\" is not defined (UEs: {})", ue, ues.join(", ")),
             ));
-        }
-        if crate::cell::cell_index(r, &h.to).is_none() {
+            continue;
+        };
+        let field = if key == "handover" { "to" } else { "cell" };
+        let Some(target) = crate::cell::cell_index(r, cell) else {
             let cells: Vec<&str> = crate::cell::cells(r).iter().map(|c| c.name).collect();
             errs.push((
-                format!("{p}.handover.to"),
+                format!("{p}.{key}.{field}"),
                 format!(
                     "cell \"{}\" is not defined (cells: {})",
-                    h.to,
+                    cell,
                     cells.join(", ")
                 ),
             ));
+            continue;
+        };
+        // A handover may not target a cell the UE holds as its secondary (its own
+        // secondary, from the start or from any event): the role change is not modelled.
+        if key == "handover" {
+            let secondary_of_ue = u.secondary.iter().chain(
+                s.events
+                    .iter()
+                    .filter_map(|e| e.add_secondary.as_ref())
+                    .filter(|a| &a.ue == ue)
+                    .map(|a| &a.cell),
+            );
+            let mut taken = secondary_of_ue.filter_map(|c| crate::cell::cell_index(r, c));
+            if taken.any(|c| c == target) {
+                errs.push((
+                    format!("{p}.handover.to"),
+                    format!(
+                        "\"{cell}\" is a secondary cell of UE \"{ue}\": a handover to it (a role change) is not modelled"
+                    ),
+                ));
+            }
         }
     }
 }

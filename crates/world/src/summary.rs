@@ -285,6 +285,8 @@ pub struct UeSummary {
     pub decoded_mbps: PerDirection<f64>,
     /// Name of the cell serving the UE at the end of the run.
     pub serving_cell: String,
+    /// The UE's secondary cell at the end of the run (dual connectivity), `null` without.
+    pub secondary_cell: Option<String>,
     /// Changes of serving cell.
     pub cell_switches: u64,
     /// Blocks in HARQ processes discarded by a change of serving cell (MAC reset).

@@ -1,5 +1,5 @@
-//! The radio channel of each UE: position, LOS state and link gains towards every cell,
-//! turned into downlink and uplink SINR at the serving cell.
+//! The radio channel of each UE: position, LOS state and link gains towards the cells it
+//! needs, turned into downlink and uplink SINR on each of its legs.
 
 use super::{Ran, UeSample, NO_SIGNAL_DB};
 use mmtsim_channel::budget::sinr_db;
@@ -10,6 +10,11 @@ use mmtsim_net::Direction;
 
 impl Ran {
     /// Brings UE `u`'s position, LOS state and SINRs up to `now` (idempotent).
+    ///
+    /// The link to a cell is evaluated when the cell serves the UE (on any leg) or, with
+    /// interference on, shares a carrier with a cell that does: cells elsewhere in the
+    /// spectrum are not computed at all. Each leg's downlink SINR counts the cells on its
+    /// own carrier other than its own.
     pub fn update_channel(&mut self, u: UeId, now: SimTime) {
         let ue = &mut self.ues[u.index()];
         if now < ue.next_channel && now != SimTime::ZERO {
@@ -18,62 +23,74 @@ impl Ran {
         let pos = ue.mobility.position(now);
         let speed = ue.mobility.speed_mps(now);
         ue.position = pos;
-        let serving = ue.cell.index();
-        let carrier_hz = self.cells[serving].radio.num.carrier_hz;
-        self.interf.clear();
-        let mut serving_gain = NO_SIGNAL_DB;
+        let carrier = |g: usize| self.cells[g].radio.num.carrier_hz;
+        self.gains.clear();
+        self.gains.resize(self.cells.len(), f64::NAN);
+        let mut los = [false; 2];
         for (g, ch) in ue.chans.iter_mut().enumerate() {
-            let cell = &self.cells[g];
-            // Only cells on the serving carrier interfere; cells elsewhere in the spectrum
-            // are not computed at all.
-            let interferer =
-                g != serving && self.interference && cell.radio.num.carrier_hz == carrier_hz;
-            if g != serving && !interferer {
+            let leg = ue.legs.iter().position(|l| l.cell.index() == g);
+            let needed = leg.is_some()
+                || (self.interference
+                    && ue
+                        .legs
+                        .iter()
+                        .any(|l| carrier(l.cell.index()) == carrier(g)));
+            if !needed {
                 continue;
             }
+            let cell = &self.cells[g];
             let gp = cell.position;
             let geo = cell
                 .radio
                 .los_geometric
                 .then(|| line_of_sight(gp, pos, &self.boxes));
             let s = ch.update(now, gp, pos, speed, geo);
-            if g == serving {
-                serving_gain = s.gain_db;
-                ue.los = s.los;
-            } else {
-                // Another cell's beam points at its own UEs: no array gain towards us.
-                self.interf
-                    .push(cell.radio.num.gnb_tx_power_dbm + s.gain_db - cell.radio.bf_gain_db);
+            self.gains[g] = s.gain_db;
+            if let Some(l) = leg {
+                los[l] = s.los;
             }
         }
-        let radio = &self.cells[serving].radio;
-        let (mut dl, mut ul) = (
-            sinr_db(
-                radio.num.gnb_tx_power_dbm + serving_gain,
-                &self.interf,
-                radio.noise_ue_dbm,
-            ),
-            sinr_db(
-                radio.num.ue_tx_power_dbm + serving_gain,
-                &[],
-                radio.noise_gnb_dbm,
-            ),
-        );
-        if let Some(tr) = &ue.trace {
-            dl = tr.sinr_db_at(now);
-            ul = dl;
+        let outage = ue.outages.active(now);
+        for (l, leg) in ue.legs.iter_mut().enumerate() {
+            let serving = leg.cell.index();
+            // Another cell's beam points at its own UEs: no array gain towards us.
+            self.interf.clear();
+            if self.interference {
+                for g in 0..self.cells.len() {
+                    if g != serving && carrier(g) == carrier(serving) {
+                        let r = &self.cells[g].radio;
+                        self.interf
+                            .push(r.num.gnb_tx_power_dbm + self.gains[g] - r.bf_gain_db);
+                    }
+                }
+            }
+            let radio = &self.cells[serving].radio;
+            let gain = self.gains[serving];
+            let (mut dl, mut ul) = (
+                sinr_db(
+                    radio.num.gnb_tx_power_dbm + gain,
+                    &self.interf,
+                    radio.noise_ue_dbm,
+                ),
+                sinr_db(radio.num.ue_tx_power_dbm + gain, &[], radio.noise_gnb_dbm),
+            );
+            if let Some(tr) = &ue.trace {
+                dl = tr.sinr_db_at(now);
+                ul = dl;
+            }
+            if outage {
+                dl = NO_SIGNAL_DB;
+                ul = NO_SIGNAL_DB;
+            }
+            leg.los = los[l];
+            leg.sinr = [dl, ul];
+            leg.sinr_hist.push_back((now, dl, ul));
+            let horizon = now.saturating_sub(radio.cqi_delay);
+            while leg.sinr_hist.len() > 1 && leg.sinr_hist[1].0 <= horizon {
+                leg.sinr_hist.pop_front();
+            }
         }
-        if ue.outages.active(now) {
-            dl = NO_SIGNAL_DB;
-            ul = NO_SIGNAL_DB;
-        }
-        ue.sinr = [dl, ul];
-        ue.sinr_hist.push_back((now, dl, ul));
-        let horizon = now.saturating_sub(radio.cqi_delay);
-        while ue.sinr_hist.len() > 1 && ue.sinr_hist[1].0 <= horizon {
-            ue.sinr_hist.pop_front();
-        }
-        ue.view.sinr_db = dl;
+        ue.view.sinr_db = ue.legs[0].sinr[Direction::Downlink.index()];
         // Next update on the channel-update grid (and never twice at one instant).
         let step = self.channel_update.ns();
         ue.next_channel = SimTime::from_ns((now.ns() / step + 1) * step);
@@ -83,29 +100,31 @@ impl Ran {
     pub fn sample(&mut self, u: UeId, now: SimTime) -> UeSample {
         self.update_channel(u, now);
         let ue = &self.ues[u.index()];
-        let rlc = &ue.bearer.rlc;
+        let leg = &ue.legs[0];
+        let rlc = &leg.rlc;
         UeSample {
-            sinr_dl_db: ue.sinr[Direction::Downlink.index()],
-            sinr_ul_db: ue.sinr[Direction::Uplink.index()],
-            mcs: ue.mcs,
-            los: ue.los,
+            sinr_dl_db: leg.sinr[Direction::Downlink.index()],
+            sinr_ul_db: leg.sinr[Direction::Uplink.index()],
+            mcs: leg.mcs,
+            los: leg.los,
             rlc_bytes: [rlc[0].tx_buffer_bytes(), rlc[1].tx_buffer_bytes()],
             position: ue.position,
-            cell: ue.cell,
+            cell: leg.cell,
+            sinr_dl_secondary_db: ue.legs.get(1).map(|l| l.sinr[Direction::Downlink.index()]),
         }
     }
 
-    /// The SINR the scheduler of UE `u`'s cell knows for direction `d`: the report from
-    /// `cqi_delay` ago.
-    pub(super) fn reported_sinr(&self, u: UeId, d: Direction, now: SimTime) -> f64 {
-        let ue = &self.ues[u.index()];
-        let at = now.saturating_sub(self.cells[ue.cell.index()].radio.cqi_delay);
+    /// The SINR the scheduler of UE `u`'s leg `l` knows for direction `d`: the report
+    /// from `cqi_delay` ago.
+    pub(super) fn reported_sinr(&self, u: UeId, l: usize, d: Direction, now: SimTime) -> f64 {
+        let leg = &self.ues[u.index()].legs[l];
+        let at = now.saturating_sub(self.cells[leg.cell.index()].radio.cqi_delay);
         let pick = |e: &(SimTime, f64, f64)| match d {
             Direction::Downlink => e.1,
             Direction::Uplink => e.2,
         };
-        let mut v = ue.sinr_hist.front().map_or(ue.sinr[d.index()], pick);
-        for e in &ue.sinr_hist {
+        let mut v = leg.sinr_hist.front().map_or(leg.sinr[d.index()], pick);
+        for e in &leg.sinr_hist {
             if e.0 > at {
                 break;
             }

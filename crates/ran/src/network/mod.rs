@@ -56,7 +56,7 @@ use crate::mac::scheduler::Candidate;
 use crate::pdcp::{PdcpRx, PdcpTx};
 use crate::phy::amc::Amc;
 use crate::phy::numerology::Numerology;
-use crate::rlc::{Pdu, Rlc, RlcStats, Sdu};
+use crate::rlc::{Pdu, Rlc, RlcConfig, RlcStats, Sdu};
 use crate::view::UeView;
 use mmtsim_channel::blockage::Outages;
 use mmtsim_channel::budget::thermal_noise_dbm;
@@ -120,11 +120,15 @@ pub struct UeSample {
     pub position: Vec3,
     /// Serving cell.
     pub cell: CellId,
+    /// Downlink SINR at the secondary cell, dB (`None` without dual connectivity).
+    pub sinr_dl_secondary_db: Option<f64>,
 }
 
 struct Delivery {
     at: SimTime,
     ue: UeId,
+    /// The UE's leg the block was sent on (0: primary cell, 1: secondary).
+    leg: usize,
     dir: Direction,
     pdus: Vec<Pdu>,
 }
@@ -177,7 +181,8 @@ struct Cell {
     node: NodeId,
     position: Vec3,
     radio: Radio,
-    ues: Vec<UeId>,
+    /// The legs this cell serves: (UE, leg index in the UE's `legs`).
+    legs: Vec<(UeId, usize)>,
     /// Time of the slot event the world holds for this cell, if any.
     scheduled: Option<SimTime>,
     /// Start of the last slot this cell ran (a slot never runs twice).
@@ -188,17 +193,45 @@ struct Cell {
     bytes: [u64; 2],
 }
 
-/// A UE's bearer: PDCP and RLC at both ends, `[gNB end, UE end]` for RLC. It belongs to
-/// the UE and survives a change of serving cell.
-struct Bearer {
-    /// The transmitter of direction d is `rlc[d.index()]` (the gNB end transmits
-    /// downlink); the receiver is the other end.
+/// One leg of a UE's radio connection: a cell serving the UE and what belongs to that
+/// cell's link: the leg's RLC entities at both ends, its HARQ processes, channel reports
+/// and grants. Leg 0 is the primary (master) cell's; leg 1, if any, the secondary's (dual
+/// connectivity: a split bearer whose PDCP entity, at the master, feeds both legs,
+/// TS 37.340 §4.2.2 [TS37340 §4.2.2]).
+struct Leg {
+    cell: CellId,
+    /// RLC at `[gNB end, UE end]`: the transmitter of direction d is `rlc[d.index()]` (the
+    /// gNB end transmits downlink); the receiver is the other end.
     rlc: [Rlc; 2],
-    pdcp_tx: [PdcpTx; 2],
-    pdcp_rx: [PdcpRx; 2],
+    harq: [Harq; 2],
+    los: bool,
+    /// Current SINR [DL, UL], dB.
+    sinr: [f64; 2],
+    /// (time, DL SINR, UL SINR) of recent channel updates, for delayed reports.
+    sinr_hist: VecDeque<(SimTime, f64, f64)>,
+    /// (slot time, UE buffer status bytes) snapshots, for the delayed BSR.
+    bsr_hist: VecDeque<(SimTime, u64)>,
+    /// (slot time, bytes) of uplink grants, to discount what was already granted.
+    ul_granted: VecDeque<(SimTime, u64)>,
+    avg_bytes: [f64; 2],
+    mcs: [Option<u8>; 2],
 }
 
-impl Bearer {
+impl Leg {
+    fn new(cell: CellId, rlc: &RlcConfig, radio: &Radio) -> Leg {
+        Leg {
+            cell,
+            rlc: [Rlc::new(rlc), Rlc::new(rlc)],
+            harq: [radio.harq(), radio.harq()],
+            los: false,
+            sinr: [NO_SIGNAL_DB; 2],
+            sinr_hist: VecDeque::new(),
+            bsr_hist: VecDeque::new(),
+            ul_granted: VecDeque::new(),
+            avg_bytes: [0.0; 2],
+            mcs: [None; 2],
+        }
+    }
     fn rlc_tx(&mut self, d: Direction) -> &mut Rlc {
         &mut self.rlc[d.index()]
     }
@@ -209,7 +242,6 @@ impl Bearer {
 
 struct Ue {
     node: NodeId,
-    cell: CellId,
     mobility: Mobility,
     outages: Outages,
     trace: Option<SinrTrace>,
@@ -217,19 +249,11 @@ struct Ue {
     chans: Vec<LinkChannel>,
     next_channel: SimTime,
     position: Vec3,
-    los: bool,
-    /// Current SINR [DL, UL], dB.
-    sinr: [f64; 2],
-    /// (time, DL SINR, UL SINR) of recent channel updates, for delayed reports.
-    sinr_hist: VecDeque<(SimTime, f64, f64)>,
-    bearer: Bearer,
-    harq: [Harq; 2],
-    /// (slot time, UE buffer status bytes) snapshots, for the delayed BSR.
-    bsr_hist: VecDeque<(SimTime, u64)>,
-    /// (slot time, bytes) of uplink grants, to discount what was already granted.
-    ul_granted: VecDeque<(SimTime, u64)>,
-    avg_bytes: [f64; 2],
-    mcs: [Option<u8>; 2],
+    /// `legs[0]`: the primary cell's; `legs[1]`: the secondary's, with dual connectivity.
+    legs: Vec<Leg>,
+    /// The bearer's PDCP entities, one per direction, shared by the legs.
+    pdcp_tx: [PdcpTx; 2],
+    pdcp_rx: [PdcpRx; 2],
     view: UeView,
     stats: UeStats,
 }
@@ -245,7 +269,10 @@ pub struct Ran {
     sdus: Vec<Sdu>,
     pdcp_out: Vec<Sdu>,
     cands: Vec<Candidate>,
-    cand_key: Vec<(UeId, Direction, u8)>,
+    cand_key: Vec<(UeId, usize, Direction, u8)>,
+    rlc_cfg: RlcConfig,
+    /// Link gain to each cell at the last channel update of a UE (scratch), dB.
+    gains: Vec<f64>,
     alloc_out: Vec<u16>,
     interf: Vec<f64>,
 }
@@ -260,7 +287,7 @@ impl Ran {
                 node: c.node,
                 position: c.position,
                 radio: Radio::new(&c.radio),
-                ues: Vec::new(),
+                legs: Vec::new(),
                 scheduled: None,
                 last_slot: None,
                 deliveries: VecDeque::new(),
@@ -280,6 +307,8 @@ impl Ran {
             cand_key: Vec::new(),
             alloc_out: Vec::new(),
             interf: Vec::new(),
+            rlc_cfg: cfg.rlc.clone(),
+            gains: Vec::new(),
         };
         for (i, u) in cfg.ues.iter().enumerate() {
             let chans = cfg
@@ -297,12 +326,14 @@ impl Ran {
                 })
                 .collect();
             let id = UeId::from_index(i);
-            let radio = &ran.cells[u.cell.index()].radio;
-            let harq = [radio.harq(), radio.harq()];
-            ran.cells[u.cell.index()].ues.push(id);
+            let mut legs = vec![Leg::new(u.cell, &cfg.rlc, &ran.cells[u.cell.index()].radio)];
+            ran.cells[u.cell.index()].legs.push((id, 0));
+            if let Some(c) = u.secondary.filter(|&c| c != u.cell) {
+                legs.push(Leg::new(c, &cfg.rlc, &ran.cells[c.index()].radio));
+                ran.cells[c.index()].legs.push((id, 1));
+            }
             ran.ues.push(Ue {
                 node: u.node,
-                cell: u.cell,
                 mobility: Mobility::new(
                     &u.mobility,
                     rng.stream(&format!("ran/ue/{}/mobility", u.name)),
@@ -312,19 +343,9 @@ impl Ran {
                 chans,
                 next_channel: SimTime::ZERO,
                 position: Vec3::default(),
-                los: false,
-                sinr: [NO_SIGNAL_DB; 2],
-                sinr_hist: VecDeque::new(),
-                bearer: Bearer {
-                    rlc: [Rlc::new(&cfg.rlc), Rlc::new(&cfg.rlc)],
-                    pdcp_tx: [PdcpTx::new(&cfg.pdcp), PdcpTx::new(&cfg.pdcp)],
-                    pdcp_rx: [PdcpRx::new(&cfg.pdcp), PdcpRx::new(&cfg.pdcp)],
-                },
-                harq,
-                bsr_hist: VecDeque::new(),
-                ul_granted: VecDeque::new(),
-                avg_bytes: [0.0; 2],
-                mcs: [None; 2],
+                legs,
+                pdcp_tx: [PdcpTx::new(&cfg.pdcp), PdcpTx::new(&cfg.pdcp)],
+                pdcp_rx: [PdcpRx::new(&cfg.pdcp), PdcpRx::new(&cfg.pdcp)],
                 view: UeView::default(),
                 stats: UeStats::default(),
             });
@@ -360,9 +381,14 @@ impl Ran {
         self.ues[ue.index()].node
     }
 
-    /// The cell serving UE `ue` now.
+    /// The cell serving UE `ue` now (with dual connectivity, the primary cell).
     pub fn serving_cell(&self, ue: UeId) -> CellId {
-        self.ues[ue.index()].cell
+        self.ues[ue.index()].legs[0].cell
+    }
+
+    /// UE `ue`'s secondary cell, if it is dually connected.
+    pub fn secondary_cell(&self, ue: UeId) -> Option<CellId> {
+        self.ues[ue.index()].legs.get(1).map(|l| l.cell)
     }
 
     /// The cross-layer view of UE `ue`.
@@ -375,10 +401,10 @@ impl Ran {
         &self.ues[ue.index()].stats
     }
 
-    /// RLC counters of UE `ue`'s bearer: [gNB end, UE end].
+    /// RLC counters of UE `ue`'s primary leg: [gNB end, UE end].
     pub fn rlc_stats(&self, ue: UeId) -> [&RlcStats; 2] {
-        let b = &self.ues[ue.index()].bearer;
-        [b.rlc[0].stats(), b.rlc[1].stats()]
+        let l = &self.ues[ue.index()].legs[0];
+        [l.rlc[0].stats(), l.rlc[1].stats()]
     }
 
     /// Decoded transport-block bytes of cell `c`, [DL, UL].
@@ -400,16 +426,59 @@ impl Ran {
         bytes: u32,
     ) -> Result<Option<(CellId, SimTime)>, ()> {
         let d = dir.index();
+        let leg = self.split_leg(ue, dir, now);
         let u = &mut self.ues[ue.index()];
         // Admission before numbering (see `PdcpTx::peek`): a refused packet takes no COUNT.
-        let sdu = u.bearer.pdcp_tx[d].peek(id, bytes);
-        if u.bearer.rlc_tx(dir).send_sdu(now, sdu).is_err() {
+        let sdu = u.pdcp_tx[d].peek(id, bytes);
+        if u.legs[leg].rlc_tx(dir).send_sdu(now, sdu).is_err() {
             u.stats.buffer_drops[d] += 1;
             return Err(());
         }
-        u.bearer.pdcp_tx[d].commit();
-        let c = u.cell;
+        u.pdcp_tx[d].commit();
+        let c = u.legs[leg].cell;
         Ok(self.wake(c, now))
+    }
+
+    /// The leg a new PDCP SDU of UE `ue` in direction `dir` takes. With one leg, that one.
+    /// With dual connectivity, fast switching as seed 003's LTE–mmWave setup uses it
+    /// [SEED003]: the secondary (mmWave) leg while the SINR its scheduler knows supports
+    /// some MCS, else the primary (LTE anchor) leg. A switch moves only new SDUs: those
+    /// already in a leg's RLC buffer stay there.
+    fn split_leg(&self, ue: UeId, dir: Direction, now: SimTime) -> usize {
+        let u = &self.ues[ue.index()];
+        if u.legs.len() < 2 {
+            return 0;
+        }
+        let amc = &self.cells[u.legs[1].cell.index()].radio.amc;
+        let sinr = self.reported_sinr(ue, 1, dir, now);
+        let usable = match dir {
+            Direction::Downlink => amc.dl_mcs(sinr).is_some(),
+            Direction::Uplink => amc.ul_mcs(sinr).is_some(),
+        };
+        if usable {
+            1
+        } else {
+            0
+        }
+    }
+
+    /// UE `ue` becomes dually connected from `now`: cell `to` adds a secondary leg to its
+    /// bearer (secondary node addition, TS 37.340 §10.2 [TS37340 §10.2]; a split bearer
+    /// with new RLC entities at both ends of the new leg). The UE's primary cell and its
+    /// leg are unchanged. Does nothing if `to` already serves the UE or the UE already has
+    /// a secondary cell. Simplification: the secondary's node receives the split traffic
+    /// from the master's PDCP, and returns uplink to it, with no X2/Xn delay.
+    pub fn add_secondary(&mut self, now: SimTime, ue: UeId, to: CellId) {
+        let u = &self.ues[ue.index()];
+        if u.legs.len() > 1 || u.legs[0].cell == to {
+            return;
+        }
+        let leg = Leg::new(to, &self.rlc_cfg, &self.cells[to.index()].radio);
+        self.cells[to.index()].legs.push((ue, 1));
+        let u = &mut self.ues[ue.index()];
+        u.legs.push(leg);
+        u.next_channel = now;
+        self.update_channel(ue, now);
     }
 
     /// Makes UE `ue` served by cell `to` from `now` (a handover's execution, or a scripted
@@ -436,26 +505,33 @@ impl Ran {
         ue: UeId,
         to: CellId,
     ) -> Option<(CellId, SimTime)> {
-        let from = self.ues[ue.index()].cell;
+        let from = self.ues[ue.index()].legs[0].cell;
         if from == to {
             return None;
         }
-        self.cells[from.index()].ues.retain(|&u| u != ue);
-        self.cells[to.index()].ues.push(ue);
+        debug_assert!(
+            self.secondary_cell(ue) != Some(to),
+            "validated: no handover to a UE's own secondary cell"
+        );
+        self.cells[from.index()]
+            .legs
+            .retain(|&(u, l)| (u, l) != (ue, 0));
+        self.cells[to.index()].legs.push((ue, 0));
         let radio = &self.cells[to.index()].radio;
         let fresh = [radio.harq(), radio.harq()];
         let u = &mut self.ues[ue.index()];
+        let leg = &mut u.legs[0];
         for d in Direction::BOTH {
             let i = d.index();
-            u.stats.harq_reset_drops[i] += u.harq[i].undecoded_blocks() as u64;
+            u.stats.harq_reset_drops[i] += leg.harq[i].undecoded_blocks() as u64;
         }
-        u.harq = fresh;
-        u.cell = to;
+        leg.harq = fresh;
+        leg.cell = to;
+        leg.sinr_hist.clear();
+        leg.bsr_hist.clear();
+        leg.ul_granted.clear();
+        leg.avg_bytes = [0.0; 2];
         u.stats.cell_switches += 1;
-        u.sinr_hist.clear();
-        u.bsr_hist.clear();
-        u.ul_granted.clear();
-        u.avg_bytes = [0.0; 2];
         // The new serving link's channel, now.
         u.next_channel = now;
         self.update_channel(ue, now);

@@ -20,12 +20,12 @@ const PF_WINDOW_SLOTS: f64 = 100.0;
 const SHARED: usize = 2;
 
 impl Ran {
-    /// Bytes the scheduler of UE `u`'s cell believes it has for direction `d`.
-    fn demand(&self, u: UeId, d: Direction, now: SimTime) -> u64 {
-        let ue = &self.ues[u.index()];
+    /// Bytes the scheduler of UE `u`'s leg `l` believes the leg has for direction `d`.
+    fn demand(&self, u: UeId, l: usize, d: Direction, now: SimTime) -> u64 {
+        let ue = &self.ues[u.index()].legs[l];
         match d {
             Direction::Downlink => {
-                let b = ue.bearer.rlc[d.index()].buffer_status(now);
+                let b = ue.rlc[d.index()].buffer_status(now);
                 b.new_bytes + b.retx_bytes + b.status_bytes
             }
             Direction::Uplink => {
@@ -69,7 +69,7 @@ impl Ran {
         }
     }
 
-    pub(super) fn schedule(&mut self, now: SimTime, c: CellId, ues: &[UeId]) {
+    pub(super) fn schedule(&mut self, now: SimTime, c: CellId, ues: &[(UeId, usize)]) {
         let mut pools = self.pools(c, now);
         let rotation = (now.ns() / self.cells[c.index()].radio.slot.ns()) as usize;
         let n = ues.len().max(1);
@@ -82,18 +82,18 @@ impl Ran {
         };
         // 1. HARQ retransmissions first, rotating which UE goes first.
         for k in 0..ues.len() {
-            let u = ues[(rotation + k) % n];
+            let (u, l) = ues[(rotation + k) % n];
             for d in Direction::BOTH {
                 let p = pool_of(d, &pools);
                 let di = d.index();
-                while let Some((pid, units)) = self.ues[u.index()].harq[di].next_retx() {
+                while let Some((pid, units)) = self.ues[u.index()].legs[l].harq[di].next_retx() {
                     if units > pools[p] {
                         break;
                     }
                     pools[p] -= units;
-                    let tb = self.ues[u.index()].harq[di].take_retx(pid);
+                    let tb = self.ues[u.index()].legs[l].harq[di].take_retx(pid);
                     self.ues[u.index()].stats.harq_retx[di] += 1;
-                    self.transmit(now, c, u, d, pid, tb);
+                    self.transmit(now, c, u, l, d, pid, tb);
                 }
             }
         }
@@ -105,18 +105,20 @@ impl Ran {
             self.cands.clear();
             self.cand_key.clear();
             let radio = &self.cells[c.index()].radio;
-            for &u in ues {
+            for &(u, l) in ues {
                 for d in Direction::BOTH {
                     if pool_of(d, &pools) != p
-                        || self.ues[u.index()].harq[d.index()].free_process().is_none()
+                        || self.ues[u.index()].legs[l].harq[d.index()]
+                            .free_process()
+                            .is_none()
                     {
                         continue;
                     }
-                    let bytes = self.demand(u, d, now);
+                    let bytes = self.demand(u, l, d, now);
                     if bytes == 0 {
                         continue;
                     }
-                    let sinr = self.reported_sinr(u, d, now);
+                    let sinr = self.reported_sinr(u, l, d, now);
                     let mcs = match d {
                         Direction::Downlink => radio.amc.dl_mcs(sinr),
                         Direction::Uplink => radio.amc.ul_mcs(sinr),
@@ -130,22 +132,22 @@ impl Ran {
                     self.cands.push(Candidate {
                         need,
                         bytes_per_unit: per_unit,
-                        avg_bytes: self.ues[u.index()].avg_bytes[d.index()],
+                        avg_bytes: self.ues[u.index()].legs[l].avg_bytes[d.index()],
                     });
-                    self.cand_key.push((u, d, mcs));
+                    self.cand_key.push((u, l, d, mcs));
                 }
             }
             let mut alloc = std::mem::take(&mut self.alloc_out);
             allocate(radio.scheduler, pools[p], &self.cands, rotation, &mut alloc);
             let keys = std::mem::take(&mut self.cand_key);
-            for (i, &(u, d, mcs)) in keys.iter().enumerate() {
+            for (i, &(u, l, d, mcs)) in keys.iter().enumerate() {
                 let units = alloc[i];
                 let served = if units > 0 {
-                    self.new_tb(now, c, u, d, mcs, units)
+                    self.new_tb(now, c, u, l, d, mcs, units)
                 } else {
                     0
                 };
-                let a = &mut self.ues[u.index()].avg_bytes[d.index()];
+                let a = &mut self.ues[u.index()].legs[l].avg_bytes[d.index()];
                 *a += (served as f64 - *a) / PF_WINDOW_SLOTS;
             }
             self.cand_key = keys;
@@ -153,13 +155,15 @@ impl Ran {
         }
     }
 
-    /// A first transmission of `units` at `mcs` for UE `u` in direction `d`; returns the
-    /// block size (0 if the transmitter had nothing to put in it).
+    /// A first transmission of `units` at `mcs` for UE `u`'s leg `l` in direction `d`;
+    /// returns the block size (0 if the transmitter had nothing to put in it).
+    #[allow(clippy::too_many_arguments)]
     fn new_tb(
         &mut self,
         now: SimTime,
         c: CellId,
         u: UeId,
+        l: usize,
         d: Direction,
         mcs: u8,
         units: u16,
@@ -182,7 +186,7 @@ impl Ran {
         let slot = radio.slot;
         let ue = &mut self.ues[u.index()];
         if d == Direction::Uplink {
-            ue.ul_granted.push_back((now, tbs as u64));
+            ue.legs[l].ul_granted.push_back((now, tbs as u64));
         }
         ue.view.push_grant(
             d,
@@ -197,23 +201,35 @@ impl Ran {
             },
         );
         let mut pdus = Vec::new();
-        ue.bearer.rlc_tx(d).tx_opportunity(now, tbs, &mut pdus);
+        let leg = &mut ue.legs[l];
+        leg.rlc_tx(d).tx_opportunity(now, tbs, &mut pdus);
         if pdus.is_empty() {
             return 0;
         }
-        let Some(pid) = ue.harq[d.index()].free_process() else {
+        let Some(pid) = leg.harq[d.index()].free_process() else {
             unreachable!("candidates have a free HARQ process")
         };
+        leg.mcs[d.index()] = Some(mcs);
         ue.stats.tbs[d.index()] += 1;
-        ue.mcs[d.index()] = Some(mcs);
-        self.transmit(now, c, u, d, pid, Tb::new(pdus, tbs, mcs, units));
+        self.transmit(now, c, u, l, d, pid, Tb::new(pdus, tbs, mcs, units));
         tbs
     }
 
-    /// Sends `tb` (first transmission or retransmission) on HARQ process `pid`.
-    fn transmit(&mut self, now: SimTime, c: CellId, u: UeId, d: Direction, pid: usize, mut tb: Tb) {
+    /// Sends `tb` (first transmission or retransmission) on HARQ process `pid` of UE
+    /// `u`'s leg `l`.
+    #[allow(clippy::too_many_arguments)]
+    fn transmit(
+        &mut self,
+        now: SimTime,
+        c: CellId,
+        u: UeId,
+        l: usize,
+        d: Direction,
+        pid: usize,
+        mut tb: Tb,
+    ) {
         let di = d.index();
-        let sinr = self.ues[u.index()].sinr[di];
+        let sinr = self.ues[u.index()].legs[l].sinr[di];
         let cell = &mut self.cells[c.index()];
         let radio = &cell.radio;
         let p_err = tb_error_prob(
@@ -233,12 +249,13 @@ impl Ran {
             cell.deliveries.push_back(Delivery {
                 at: end + slot,
                 ue: u,
+                leg: l,
                 dir: d,
                 pdus: std::mem::take(&mut tb.pdus),
             });
         } else {
             ue.stats.tb_errors[di] += 1;
         }
-        ue.harq[di].sent(pid, tb, decoded, end + feedback_delay);
+        ue.legs[l].harq[di].sent(pid, tb, decoded, end + feedback_delay);
     }
 }

@@ -222,6 +222,29 @@ pub fn validate(
                 format!("\"{}\" is already the name of {o}", u.name),
             ));
         }
+        if let Some(c) = &u.secondary {
+            match crate::cell::cell_index(r, c) {
+                None => errs.push((
+                    format!("{p}.secondary"),
+                    format!("no cell or gNB is called \"{c}\""),
+                )),
+                Some(i)
+                    if i == u
+                        .gnb
+                        .as_deref()
+                        .and_then(|g| crate::cell::cell_index(r, g))
+                        .unwrap_or(0) =>
+                {
+                    errs.push((
+                        format!("{p}.secondary"),
+                        format!(
+                            "\"{c}\" is the UE's serving cell: a secondary cell must be another"
+                        ),
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
         if let Some(g) = &u.gnb {
             if crate::cell::cell_index(r, g).is_none() {
                 let cells: Vec<&str> = crate::cell::cells(r).iter().map(|c| c.name).collect();

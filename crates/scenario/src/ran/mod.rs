@@ -43,6 +43,12 @@ pub struct Ran {
     /// latency, 2 slots).
     #[serde(default)]
     pub cqi_delay: Option<Duration>,
+    /// PDCP t-Reordering (TS 38.323 §5.2.2): how long a receiving PDCP entity waits for a
+    /// missing COUNT before delivering past it; packets that arrive later are discarded.
+    /// Matters when one bearer has two legs (dual connectivity). Default 0s, ns-3
+    /// mmWave's LTE PDCP: a gap is released at once.
+    #[serde(default)]
+    pub pdcp_t_reordering: Duration,
     /// Age of the uplink buffer status the scheduler sees (default: L1/L2 latency + UL
     /// scheduling delay, 3 slots).
     #[serde(default)]
@@ -253,6 +259,11 @@ pub struct Ue {
     /// the first gNB's first cell).
     #[serde(default)]
     pub gnb: Option<String>,
+    /// A secondary cell from the start (dual connectivity: a split bearer whose new data
+    /// take the secondary while its SINR supports an MCS, else the serving cell; default:
+    /// none).
+    #[serde(default)]
+    pub secondary: Option<String>,
     /// Starting position [x, y, z], m.
     pub position_m: [f64; 3],
     /// Motion (default static).

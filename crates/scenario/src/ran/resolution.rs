@@ -197,6 +197,11 @@ pub fn ran_config(
                     .and_then(|g| crate::cell::cell_index(r, g))
                     .unwrap_or(0),
             ),
+            secondary: u
+                .secondary
+                .as_ref()
+                .and_then(|c| crate::cell::cell_index(r, c))
+                .map(CellId::from_index),
             mobility: mobility_spec(u, r.area.as_ref()),
             indoor: u.indoor,
             outages: u
@@ -209,7 +214,10 @@ pub fn ran_config(
         .collect();
     Ok(RanConfig {
         rlc,
-        pdcp: PdcpConfig::default(),
+        pdcp: PdcpConfig {
+            t_reordering: r.pdcp_t_reordering.time(),
+            ..PdcpConfig::default()
+        },
         channel_update: r.channel_update.time(),
         interference: r.interference,
         boxes,

@@ -45,6 +45,8 @@ pub(crate) struct LinkState {
 pub(crate) enum Action {
     /// Hand `ue` over to cell `to`.
     Handover { ue: UeId, to: CellId },
+    /// Give `ue` the secondary cell `cell`.
+    AddSecondary { ue: UeId, cell: CellId },
 }
 
 pub(crate) struct Built {
@@ -194,15 +196,19 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Result<Built, String> {
     let events = s
         .events
         .iter()
-        .filter_map(|e| {
-            let h = e.handover.as_ref()?;
-            Some((
-                e.at.time(),
-                Action::Handover {
+        .map(|e| {
+            let action = match (&e.handover, &e.add_secondary) {
+                (Some(h), _) => Action::Handover {
                     ue: ue_index(&h.ue),
                     to: cell_index(&h.to),
                 },
-            ))
+                (None, Some(a)) => Action::AddSecondary {
+                    ue: ue_index(&a.ue),
+                    cell: cell_index(&a.cell),
+                },
+                (None, None) => unreachable!("validated: every event has an action"),
+            };
+            (e.at.time(), action)
         })
         .collect();
     let flows = flows::build_flows(

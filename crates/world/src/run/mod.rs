@@ -282,6 +282,11 @@ impl Sim {
     fn scripted(&mut self, now: SimTime, action: Action) {
         match action {
             Action::Handover { ue, to } => self.handover(now, ue, to),
+            Action::AddSecondary { ue, cell } => self
+                .ran
+                .as_mut()
+                .expect("validated: dual connectivity needs a RAN")
+                .add_secondary(now, ue, cell),
         }
     }
 

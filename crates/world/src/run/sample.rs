@@ -25,6 +25,8 @@ pub(super) struct RanSeries {
     pub y_m: Vec<f64>,
     /// Serving cell.
     pub cell: Vec<u32>,
+    /// Downlink SINR at the secondary cell (NaN without one).
+    pub sinr_dl_secondary_db: Vec<f64>,
 }
 
 impl Sim {
@@ -84,6 +86,8 @@ impl Sim {
                 r.x_m.push(s.position.x);
                 r.y_m.push(s.position.y);
                 r.cell.push(s.cell.0);
+                r.sinr_dl_secondary_db
+                    .push(s.sinr_dl_secondary_db.unwrap_or(f64::NAN));
             }
         }
         let next = now + self.sample;

@@ -369,6 +369,7 @@ impl Sim {
                     f64c("x_m", r.x_m),
                     f64c("y_m", r.y_m),
                     u32c("cell", r.cell),
+                    f64c("sinr_dl_secondary_db", r.sinr_dl_secondary_db),
                 ],
             });
         }
@@ -422,6 +423,9 @@ impl Sim {
                     rlc_retransmissions: [g.pdus_retx, e.pdus_retx].into(),
                     decoded_mbps: mbps(st.decoded_bytes),
                     serving_cell: self.cell_names[ran.serving_cell(ue).index()].clone(),
+                    secondary_cell: ran
+                        .secondary_cell(ue)
+                        .map(|c| self.cell_names[c.index()].clone()),
                     cell_switches: st.cell_switches,
                     harq_reset_drops: st.harq_reset_drops.into(),
                 }

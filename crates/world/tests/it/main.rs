@@ -8,6 +8,7 @@ mod common;
 mod core;
 mod cubic_curve;
 mod determinism;
+mod dual;
 mod mathis;
 mod metrics;
 mod ran;
