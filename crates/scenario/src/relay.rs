@@ -36,7 +36,8 @@ pub struct Relay {
     /// Congestion control of the second leg (default: the flow's).
     #[serde(default)]
     pub cc: Option<Cc>,
-    /// TCP options of the second leg (default: the flow's).
+    /// TCP options of the second leg, a whole table (default: the flow's `tcp`; keys
+    /// not given here take their defaults, not the flow's).
     #[serde(default)]
     pub tcp: Option<Tcp>,
 }
@@ -121,8 +122,29 @@ pub(crate) fn validate(p: &str, f: &Flow, node_defined: &dyn Fn(&str) -> bool, e
             ),
         ));
     }
-    if let Err((k, m)) = crate::resolve::cc_params(r.cc.as_ref().or(f.cc.as_ref())) {
-        errs.push((format!("{p}.relay.{k}"), m));
+    if let Some(t) = &r.tcp {
+        crate::validate::check_tcp(&format!("{p}.relay.tcp"), t, errs);
+    }
+    match crate::resolve::cc_params(r.cc.as_ref().or(f.cc.as_ref())) {
+        Err((k, m)) => errs.push((format!("{p}.relay.{k}"), m)),
+        // The cross-layer options read a UE's radio: the second leg's sender is the relay.
+        Ok(c) if c.name() == "xtcp" => errs.push((
+            format!("{p}.relay.cc"),
+            format!(
+                "X-TCP reads the sending UE's uplink grants, and the second leg starts at the relay \"{}\": give the second leg another congestion control",
+                r.node
+            ),
+        )),
+        Ok(_) => {}
+    }
+    if f.tcp.rwnd_control {
+        errs.push((
+            format!("{p}.tcp.rwnd_control"),
+            format!(
+                "the receive-window controller reads the receiving UE's grants, and the first leg ends at the relay \"{}\": set it in relay.tcp for the second leg",
+                r.node
+            ),
+        ));
     }
 }
 

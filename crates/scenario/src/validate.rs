@@ -437,77 +437,7 @@ pub fn validate(s: &Scenario, base_dir: &Path) -> Result<(Traces, crate::ran::Si
             _ => {}
         }
         if f.protocol == Protocol::Tcp {
-            let t = &f.tcp;
-            if t.mss.0 < MIN_MSS || t.mss.0 > MAX_MSS {
-                errs.push((
-                    format!("{p}.tcp.mss"),
-                    format!(
-                        "\"{}\": expected {MIN_MSS}B to {MAX_MSS}B (the largest payload an IPv4 \
-                         datagram carries with TCP timestamps)",
-                        t.mss
-                    ),
-                ));
-            }
-            for (key, value, max, meaning) in [
-                (
-                    "frto",
-                    t.frto,
-                    2,
-                    "0 (off), 1 or 2 (F-RTO), as Linux tcp_frto",
-                ),
-                (
-                    "recovery",
-                    t.recovery,
-                    7,
-                    "bits 1 (RACK), 2, 4 of Linux tcp_recovery: 0 to 7",
-                ),
-                (
-                    "early_retrans",
-                    t.early_retrans,
-                    4,
-                    "0 to 4 as Linux tcp_early_retrans (3 or 4 send loss probes)",
-                ),
-            ] {
-                if let Some(v) = value.filter(|&v| v > max) {
-                    errs.push((format!("{p}.tcp.{key}"), format!("{v}: expected {meaning}")));
-                }
-            }
-            if t.initial_cwnd == 0 {
-                errs.push((
-                    format!("{p}.tcp.initial_cwnd"),
-                    "0: expected at least 1 segment".into(),
-                ));
-            }
-            if t.min_rto.0 == 0 {
-                errs.push((
-                    format!("{p}.tcp.min_rto"),
-                    "must be longer than zero".into(),
-                ));
-            }
-            if t.max_rto.0 < t.min_rto.0 {
-                errs.push((
-                    format!("{p}.tcp.max_rto"),
-                    format!("\"{}\" is below min_rto (\"{}\")", t.max_rto, t.min_rto),
-                ));
-            }
-            if t.rcv_buf.0 < t.mss.0 {
-                errs.push((
-                    format!("{p}.tcp.rcv_buf"),
-                    format!("\"{}\" is smaller than one segment ({})", t.rcv_buf, t.mss),
-                ));
-            }
-            if t.snd_buf.0 < t.mss.0 {
-                errs.push((
-                    format!("{p}.tcp.snd_buf"),
-                    format!("\"{}\" is smaller than one segment ({})", t.snd_buf, t.mss),
-                ));
-            }
-            if t.delayed_ack && t.delack_timeout.0 == 0 {
-                errs.push((
-                    format!("{p}.tcp.delack_timeout"),
-                    "must be longer than zero".into(),
-                ));
-            }
+            check_tcp(&format!("{p}.tcp"), &f.tcp, &mut errs);
             if let Err((k, m)) = resolve::cc_params(f.cc.as_ref()) {
                 errs.push((format!("{p}.{k}"), m));
             }
@@ -552,10 +482,97 @@ pub fn validate(s: &Scenario, base_dir: &Path) -> Result<(Traces, crate::ran::Si
         }
     }
     crate::core::validate(s, &mut errs);
+    // Every gNB site must reach the UPF over links: all UE traffic passes it.
+    if let (Some(c), Some(r)) = (&s.core, &s.ran) {
+        if let Some(&upf) = index.get(c.upf.as_str()) {
+            for (i, g) in r.gnbs.iter().enumerate() {
+                if !reachable(&adj, s.nodes.len() + i, upf) {
+                    errs.push((
+                        "core.upf".into(),
+                        format!(
+                            "no path of links leads from gNB site \"{}\" to the UPF \"{}\"",
+                            g.name, c.upf
+                        ),
+                    ));
+                }
+            }
+        }
+    }
     if errs.is_empty() {
         Ok((traces, sinr_traces))
     } else {
         Err(errs)
+    }
+}
+
+/// Checks a TCP options table at key path `path` (a flow's `tcp`, or a relay's).
+pub(crate) fn check_tcp(path: &str, t: &crate::model::Tcp, errs: &mut Errs) {
+    if t.mss.0 < MIN_MSS || t.mss.0 > MAX_MSS {
+        errs.push((
+            format!("{path}.mss"),
+            format!(
+                "\"{}\": expected {MIN_MSS}B to {MAX_MSS}B (the largest payload an IPv4 \
+                 datagram carries with TCP timestamps)",
+                t.mss
+            ),
+        ));
+    }
+    for (key, value, max, meaning) in [
+        (
+            "frto",
+            t.frto,
+            2,
+            "0 (off), 1 or 2 (F-RTO), as Linux tcp_frto",
+        ),
+        (
+            "recovery",
+            t.recovery,
+            7,
+            "bits 1 (RACK), 2, 4 of Linux tcp_recovery: 0 to 7",
+        ),
+        (
+            "early_retrans",
+            t.early_retrans,
+            4,
+            "0 to 4 as Linux tcp_early_retrans (3 or 4 send loss probes)",
+        ),
+    ] {
+        if let Some(v) = value.filter(|&v| v > max) {
+            errs.push((format!("{path}.{key}"), format!("{v}: expected {meaning}")));
+        }
+    }
+    if t.initial_cwnd == 0 {
+        errs.push((
+            format!("{path}.initial_cwnd"),
+            "0: expected at least 1 segment".into(),
+        ));
+    }
+    if t.min_rto.0 == 0 {
+        errs.push((format!("{path}.min_rto"), "must be longer than zero".into()));
+    }
+    if t.max_rto.0 < t.min_rto.0 {
+        errs.push((
+            format!("{path}.max_rto"),
+            format!("\"{}\" is below min_rto (\"{}\")", t.max_rto, t.min_rto),
+        ));
+    }
+    if t.rcv_buf.0 < t.mss.0 {
+        errs.push((
+            format!("{path}.rcv_buf"),
+            format!("\"{}\" is smaller than one segment ({})", t.rcv_buf, t.mss),
+        ));
+    }
+    if t.snd_buf.0 < t.mss.0 {
+        errs.push((
+            format!("{path}.snd_buf"),
+            format!("\"{}\" is smaller than one segment ({})", t.snd_buf, t.mss),
+        ));
+    }
+    if t.delayed_ack && t.delack_timeout.0 == 0 {
+        errs.push((
+            format!("{path}.delack_timeout"),
+            "must be longer than zero".into(),
+        ));
     }
 }
 

@@ -4,9 +4,10 @@
 //! of its serving cell, both directions). Each node's forwarding table gives, for every
 //! destination node, the next hop: a wired link direction, or the radio (downlink at a
 //! site towards a UE it serves, uplink at a UE). Tables are shortest paths by hop count,
-//! computed by a breadth-first search from every destination over reversed edges, with
-//! ties broken by the order edges were added (wired link directions by `LinkId`, then
-//! radio attachments by `UeId`), so runs are deterministic. They are recomputed whenever
+//! computed by a breadth-first search from every destination over reversed edges. Among
+//! equally short routes a node takes the next hop through the neighbour the search
+//! reached first; a node's edges are searched in the order they were added (wired link
+//! directions by `LinkId`, then radio attachments by `UeId`), so runs are deterministic. They are recomputed whenever
 //! an attachment changes (a UE changes serving cell); wired routes do not change in a run.
 //!
 //! Cost: O(nodes · (nodes + edges)) per computation, done at build time and at each

@@ -20,8 +20,10 @@
 //! and propagation model (carrier frequency). A UE is served by one cell at a time; which
 //! one is run-time state behind [`Ran::serving_cell`] and [`Ran::switch_serving`], the one
 //! API that scripted events, and later measurement-based handover, drive. The UE's bearer
-//! (its PDCP and RLC entities, `connection.rs`) belongs to the UE, not to a cell, so it
-//! survives a change of serving cell; see [`Ran::switch_serving`] for what a switch resets.
+//! belongs to the UE, not to a cell: its PDCP entities and one `Leg` per serving cell
+//! (RLC at both ends, HARQ, reports) survive a change of serving cell, see
+//! [`Ran::switch_serving`] for what a switch resets; a second leg on a secondary cell makes
+//! a split bearer (dual connectivity, [`Ran::add_secondary`]).
 //!
 //! # Time
 //! A cell runs one event per slot while it has anything to do (data in either direction,

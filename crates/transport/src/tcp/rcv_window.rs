@@ -28,7 +28,8 @@
 //! `rcv_buf`; no receive-side window growth (`rcv_ssthresh`, `tcp_grow_window`) and no
 //! memory pressure; the MSS is the configured one (Linux estimates the peer's,
 //! `rcv_mss`). Because the scaled window is aligned up, the buffer may hold up to
-//! 2^wscale − 1 bytes more than `rcv_buf`, as Linux's does.
+//! 2^wscale − 1 bytes more than `rcv_buf` (the receiver keeps the committed edge exact and
+//! only advertises it rounded, so the excess never compounds).
 
 /// How the receiving application reads.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

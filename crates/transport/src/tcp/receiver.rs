@@ -103,6 +103,9 @@ pub struct TcpReceiver {
     unread_bytes: u64,
     /// The window last offered, bytes (Linux `rcv_wnd`).
     rcv_wnd_bytes: u64,
+    /// The right edge as last advertised ([`ReadMode::Explicit`]): the committed edge
+    /// rounded up to the window scale's unit; data up to it is accepted.
+    adv_edge: u64,
     /// When an old zero-length segment was last ACKed (Linux `last_oow_ack_time`).
     last_old_segment_ack: Option<SimTime>,
     /// Counters.
@@ -133,6 +136,7 @@ impl TcpReceiver {
             read_mode: ReadMode::AtOnce,
             unread_bytes: 0,
             rcv_wnd_bytes: 0,
+            adv_edge: 0,
             last_old_segment_ack: None,
             stats: ReceiverStats::default(),
         }
@@ -266,7 +270,9 @@ impl TcpReceiver {
             ReadMode::AtOnce => s >= self.rcv_nxt + self.window_bytes().max(1),
             // Linux tcp_data_queue: new data at or beyond the offered right edge is
             // dropped (with a zero window, any new data).
-            ReadMode::Explicit => e > self.rcv_nxt && s.max(self.rcv_nxt) >= self.right_edge,
+            ReadMode::Explicit => {
+                e > self.rcv_nxt && s.max(self.rcv_nxt) >= self.right_edge.max(self.adv_edge)
+            }
         };
         if beyond_window {
             self.stats.beyond_window += 1;
@@ -458,14 +464,24 @@ impl TcpReceiver {
     fn window_field_explicit(&mut self) -> u64 {
         let unit = 1u64 << self.wscale;
         let offered = self.right_edge.saturating_sub(self.rcv_nxt);
-        let mut w = self.wanted_window_bytes();
-        if w < offered {
-            // Never shrink: keep the current window, aligned up to the scale unit.
-            w = offered.div_ceil(unit) * unit;
+        let w = self.wanted_window_bytes();
+        if (w >> self.wscale) << self.wscale < offered {
+            // Never shrink: the edge already offered stays where it is. The field counts
+            // scale units, so it is rounded up (as Linux's tcp_select_window aligns the
+            // kept window up), and data up to that rounded edge is accepted; but the
+            // committed edge stays exact, so the rounding never compounds from one ACK to
+            // the next. (Rounding it into the edge at every ACK moved the edge right by up
+            // to a unit per ACK: with 2 KiB units and an ACK per 1400-byte segment the
+            // window never closed.)
+            let field = offered.div_ceil(unit).min(65_535);
+            self.rcv_wnd_bytes = offered;
+            self.adv_edge = self.rcv_nxt + (field << self.wscale);
+            return field;
         }
         let field = (w >> self.wscale).min(65_535);
         self.rcv_wnd_bytes = field << self.wscale;
         self.right_edge = self.rcv_nxt + self.rcv_wnd_bytes;
+        self.adv_edge = self.right_edge;
         field
     }
 

@@ -129,6 +129,8 @@ struct Sim {
     /// `[[events]]` entries at or after the end of the run (they do not happen): (index,
     /// time).
     late_events: Vec<(usize, SimTime)>,
+    /// Scripted events that found nothing to do, in words.
+    event_notices: Vec<String>,
 }
 
 /// Runs a validated scenario to its end.
@@ -181,6 +183,7 @@ pub fn run(loaded: &Loaded, ctl: &RunControl) -> Result<RunOutput, RunError> {
         rs: RanSeries::default(),
         unroutable: 0,
         late_events: Vec::new(),
+        event_notices: Vec::new(),
     };
     for (i, &(at, _)) in sim.events.iter().enumerate() {
         // A shortened run (`--set simulation.duration=…`) may end before an event: it does
@@ -198,7 +201,9 @@ pub fn run(loaded: &Loaded, ctl: &RunControl) -> Result<RunOutput, RunError> {
         if f.relay.as_ref().is_none_or(|r| r.leg == 1) {
             sim.q.schedule(f.start, Ev::FlowStart(id));
         }
-        if f.stop < sim.end {
+        // A relay's second leg has no application to stop: it forwards all the first leg
+        // brings, which stops with the flow's source.
+        if f.stop < sim.end && f.relay.as_ref().is_none_or(|r| r.leg == 1) {
             sim.q.schedule(f.stop, Ev::FlowStop(id));
         }
     }
@@ -274,19 +279,34 @@ impl Sim {
             }
             Ev::Sample => self.take_sample(now),
             Ev::Slot(c) => self.slot(now, c),
-            Ev::Scripted(i) => self.scripted(now, self.events[i as usize].1),
+            Ev::Scripted(i) => self.scripted(now, i as usize),
         }
     }
 
-    /// A scripted event of the scenario.
-    fn scripted(&mut self, now: SimTime, action: Action) {
-        match action {
+    /// Scripted event `i` of the scenario.
+    fn scripted(&mut self, now: SimTime, i: usize) {
+        let ran = self.ran.as_mut().expect("validated: events need a RAN");
+        match self.events[i].1 {
+            Action::Handover { ue, to } if ran.serving_cell(ue) == to => {
+                self.event_notices.push(format!(
+                    "events[{i}] at {:.3} s: {} is already served by {}: no handover",
+                    now.secs_f64(),
+                    self.ue_names[ue.index()],
+                    self.cell_names[to.index()]
+                ));
+            }
             Action::Handover { ue, to } => self.handover(now, ue, to),
-            Action::AddSecondary { ue, cell } => self
-                .ran
-                .as_mut()
-                .expect("validated: dual connectivity needs a RAN")
-                .add_secondary(now, ue, cell),
+            Action::AddSecondary { ue, cell }
+                if ran.secondary_cell(ue).is_some() || ran.serving_cell(ue) == cell =>
+            {
+                self.event_notices.push(format!(
+                    "events[{i}] at {:.3} s: {} already has {} or a secondary cell: not added",
+                    now.secs_f64(),
+                    self.ue_names[ue.index()],
+                    self.cell_names[cell.index()]
+                ));
+            }
+            Action::AddSecondary { ue, cell } => ran.add_secondary(now, ue, cell),
         }
     }
 

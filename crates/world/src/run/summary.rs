@@ -230,19 +230,20 @@ impl Sim {
                 self.end.secs_f64()
             )
         });
-        late.chain(
-            thinned
-                .iter()
-                .filter(|e| e.3 > 1)
-                .map(|&(table, seen, rows, stride)| {
-                    format!(
+        late.chain(self.event_notices.iter().cloned())
+            .chain(
+                thinned
+                    .iter()
+                    .filter(|e| e.3 > 1)
+                    .map(|&(table, seen, rows, stride)| {
+                        format!(
                         "{table}: {seen} samples thinned to {rows} rows (down to 1 in {stride} \
                      samples of a flow) under metrics.sample_budget; summary statistics use \
                      every sample; set metrics.keep_all_samples = true to keep them all"
                     )
-                }),
-        )
-        .collect()
+                    }),
+            )
+            .collect()
     }
 
     /// The time series, taken out of the flows, links and RAN samples.

@@ -128,13 +128,13 @@ impl Sim {
     }
 
     pub(super) fn service_app(&mut self, now: SimTime, f: FlowId) {
-        if self.flows[f.index()].stopped {
-            return;
-        }
         // A relay's second leg: its ACKs free room for the relay to read from the first.
         if let Some(r) = self.flows[f.index()].relay.as_ref().filter(|r| r.leg == 2) {
             let one = r.peer;
             return self.read_app(now, one);
+        }
+        if self.flows[f.index()].stopped {
+            return;
         }
         let FlowKind::Tcp {
             sender,

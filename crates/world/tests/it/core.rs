@@ -275,6 +275,13 @@ fn events_and_core_are_checked() {
         e.contains("core.upf") && e.contains("\"A\" is a gNB or UE"),
         "{e}"
     );
+    // A UPF no site can reach: every UE packet would be lost.
+    let island = base.replace("[ran]", "[[nodes]]\nname = \"island\"\n[ran]");
+    let e = load_error(&format!("{island}[core]\nupf = \"island\"\n"));
+    assert!(
+        e.contains("core.upf") && e.contains("no path of links"),
+        "{e}"
+    );
     let e = load_error(&format!("{base}[core]\nupf = \"nowhere\"\n"));
     assert!(e.contains("core.upf") && e.contains("not defined"), "{e}");
     let e = load_error(&format!(
@@ -328,6 +335,22 @@ fn an_event_after_the_end_does_not_happen_and_the_summary_says_so() {
         notices
             .iter()
             .any(|n| n.as_str().unwrap().starts_with("events[0] at 1.000 s")),
+        "{notices:?}"
+    );
+}
+
+#[test]
+fn a_handover_to_the_serving_cell_does_nothing_and_says_so() {
+    let out = run_toml(&two_sites(
+        "0.5s",
+        &format!("[[events]]\nat = \"0.2s\"\nhandover = {{ ue = \"ue\", to = \"A\" }}\n{CBR_DOWN}"),
+    ));
+    assert_eq!(out.summary["ues"][0]["cell_switches"], 0);
+    let notices = out.summary["notices"].as_array().unwrap();
+    assert!(
+        notices
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("ue is already served by A")),
         "{notices:?}"
     );
 }

@@ -104,6 +104,32 @@ tcp = { rcv_buf = "64kB" }
 }
 
 #[test]
+fn a_slow_reader_holds_the_sender_with_the_default_buffer_too() {
+    // The default 64 MiB buffer takes a window scale of 11 (2 KiB units), more than one
+    // 1400-byte segment per ACK: the window must still close. Whatever the sender sent
+    // beyond what the 5 Mbit/s reader read fits in the buffer (plus one scale unit).
+    let out = run_toml(&path(
+        "10s",
+        r#"
+[[flows]]
+from = "server"
+to = "client"
+read_rate = "5Mbps"
+"#,
+    ));
+    let f = flow(&out, 0);
+    let read = f64_of(&f["bytes_delivered"]);
+    let sent = f64_of(&f["segments_sent"]) * 1400.0;
+    assert!(
+        sent <= read + 67_108_864.0 + 2048.0 + 1400.0,
+        "sent {sent} B, the reader read {read} B"
+    );
+    assert!(f64_of(&f["zero_window_acks"]) > 0.0, "{f}");
+    let goodput = f64_of(&f["goodput_mbps"]);
+    assert!(goodput <= 5.0 && goodput > 4.9, "goodput {goodput}");
+}
+
+#[test]
 fn a_split_flow_holds_at_most_the_relays_buffer_between_its_legs() {
     // server — 20 ms, 1 Gbit/s — proxy — 5 ms, 20 Mbit/s — client. The relay at the proxy
     // holds 200 kB; the second leg's bottleneck limits both legs (a 256 kB receive window
@@ -190,6 +216,32 @@ relay = { node = "proxy", buffer = "4MB" }
 }
 
 #[test]
+fn a_split_file_stopped_early_still_reaches_the_client_whole() {
+    // The source application's stop time comes before the file has crossed the slow
+    // second leg: the relay must still forward everything the first leg brought (the
+    // whole file, written at the start), and the client get it all.
+    let s = split_path(
+        "1ms",
+        "10Mbps",
+        1000,
+        r#"
+[[flows]]
+name = "file"
+from = "server"
+to = "client"
+stop = "0.3s"
+app = { kind = "file", size = "500kB" }
+tcp = { rcv_buf = "1MB" }
+relay = { node = "proxy", buffer = "100kB" }
+"#,
+    );
+    let out = run_toml(&s);
+    assert_eq!(f64_of(&flow(&out, 0)["bytes_delivered"]), 500_000.0);
+    assert_eq!(f64_of(&flow(&out, 1)["bytes_delivered"]), 500_000.0);
+    assert!(flow(&out, 1)["completion_time_s"].as_f64().is_some());
+}
+
+#[test]
 fn relays_and_readers_are_checked() {
     let base = path("2s", "[[flows]]\nfrom = \"server\"\nto = \"client\"\n");
     let e = load_error(&format!("{base}relay = {{ node = \"nowhere\" }}\n"));
@@ -204,4 +256,35 @@ fn relays_and_readers_are_checked() {
     );
     let e = load_error(&format!("{base}read_rate = \"0Mbps\"\n"));
     assert!(e.contains("flows[0].read_rate"), "{e}");
+    let e = load_error(&format!("{base}relay = {{ node = \"server\" }}\n"));
+    assert!(e.contains("flows[0].relay.node"), "{e}");
+    // The second leg's own TCP table is checked like a flow's.
+    let split = |extra: &str| {
+        split_path(
+            "1ms",
+            "10Mbps",
+            100,
+            &format!("[[flows]]\nfrom = \"server\"\nto = \"client\"\n{extra}\n"),
+        )
+    };
+    let e = load_error(&split(
+        "relay = { node = \"proxy\", tcp = { mss = \"20B\", min_rto = \"0s\" } }",
+    ));
+    assert!(
+        e.contains("flows[0].relay.tcp.mss") && e.contains("20B"),
+        "{e}"
+    );
+    assert!(e.contains("flows[0].relay.tcp.min_rto"), "{e}");
+    let e = load_error(&split("relay = { node = \"proxy\", cc = \"xtcp\" }"));
+    assert!(
+        e.contains("flows[0].relay.cc") && e.contains("X-TCP"),
+        "{e}"
+    );
+    let e = load_error(&split(
+        "cc = \"cubic\"\ntcp = { rwnd_control = true }\nrelay = { node = \"proxy\" }",
+    ));
+    assert!(
+        e.contains("flows[0].tcp.rwnd_control") && e.contains("relay"),
+        "{e}"
+    );
 }
