@@ -61,7 +61,7 @@ CASES = [
     ("ue-inside-a-building", ('position_m = [20, 0, 1.5]', 'position_m = [35, 35, 1.5]'),
      ["ran.ues[0].position_m", "inside ran.buildings[0]"]),
     ("unknown-gnb", ('position_m = [20, 0, 1.5]', 'position_m = [20, 0, 1.5]\ngnb = "gnb2"'),
-     ["ran.ues[0].gnb", 'gNB "gnb2" is not defined']),
+     ["ran.ues[0].gnb", 'no cell or gNB is called "gnb2"']),
     ("ue-name-clashes-with-a-node", ('name = "ue"', 'name = "server"'),
      ["ran.ues[0].name", '"server" is already the name of nodes[0]']),
     ("unknown-pathloss-model", ('preset = "mmwave-2017"', 'preset = "mmwave-2017"\nchannel = { model = "friis" }'),
