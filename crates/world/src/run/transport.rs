@@ -13,7 +13,7 @@ impl Sim {
     pub(super) fn emit_tcp(&mut self, now: SimTime, f: FlowId) {
         let mut hdrs = std::mem::take(&mut self.hdrs);
         let (src, dst) = (self.flows[f.index()].src, self.flows[f.index()].dst);
-        for h in hdrs.drain(..) {
+        for h in hdrs.iter() {
             let (a, b) = if h.from_receiver {
                 (dst, src)
             } else {
@@ -26,12 +26,13 @@ impl Sim {
                 size_bytes: h.header_bytes() + h.payload_bytes,
                 sent_at: now,
                 enqueued_at: now,
-                transport: Transport::Tcp(h),
+                transport: Transport::Tcp(*h),
                 tunnel: None,
             };
             let id = self.alloc(pkt);
             self.forward(now, id, a);
         }
+        hdrs.clear();
         self.hdrs = hdrs;
     }
 
