@@ -68,12 +68,6 @@ to = "ue-mmw"
 app = { kind = "cbr", rate = "4Gbps" }
 "#;
 
-fn cell_dl_mbps(out: &mmtsim_world::RunOutput, c: usize) -> f64 {
-    out.summary["cells"][c]["throughput_mbps"]["dl"]
-        .as_f64()
-        .unwrap()
-}
-
 #[test]
 fn an_lte_cell_and_a_mmwave_cell_each_reach_their_own_peak() {
     let out = run_toml(&lte_and_mmwave("", TWO_UES));

@@ -36,6 +36,13 @@ pub fn flow(out: &RunOutput, i: usize) -> &serde_json::Value {
     &out.summary["flows"][i]
 }
 
+/// Downlink transport-block throughput of cell `c` over the run, Mbit/s.
+pub fn cell_dl_mbps(out: &RunOutput, c: usize) -> f64 {
+    out.summary["cells"][c]["throughput_mbps"]["dl"]
+        .as_f64()
+        .expect("a cell's downlink throughput")
+}
+
 /// A dumbbell: server — bottleneck — client, with `extra` appended (flows, options).
 pub fn dumbbell(
     rate: &str,

@@ -128,11 +128,7 @@ fn a_path_switch_forwards_the_old_tunnel_over_xn() {
     assert_eq!(ue["serving_cell"], "B");
     assert_eq!(ue["cell_switches"], 1);
     // Both cells carried the flow: A for the first second, B for the next half.
-    let dl = |c: usize| {
-        out.summary["cells"][c]["throughput_mbps"]["dl"]
-            .as_f64()
-            .unwrap()
-    };
+    let dl = |c: usize| cell_dl_mbps(&out, c);
     assert!(dl(0) > 0.0 && dl(1) > 0.0, "A {} B {}", dl(0), dl(1));
     // Datagram k reaches A at 11 ms + 0.24·k ms (+ 0.24 µs): k = 0 … 4120 arrive before
     // the switch and go out through A's radio; of the 6250 sent before 1.5 s the other

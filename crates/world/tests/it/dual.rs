@@ -47,12 +47,6 @@ gnb = "lte"
     )
 }
 
-fn dl_mbps(out: &mmtsim_world::RunOutput, c: usize) -> f64 {
-    out.summary["cells"][c]["throughput_mbps"]["dl"]
-        .as_f64()
-        .unwrap()
-}
-
 const UDP_500M: &str = r#"
 [[flows]]
 protocol = "udp"
@@ -68,7 +62,7 @@ fn with_a_usable_mmwave_leg_the_split_bearer_sends_everything_there() {
     // goes over the secondary leg, none over the anchor.
     let out = run_toml(&dc(30.0, "secondary = \"mmw\"", UDP_500M));
     assert_eq!(
-        dl_mbps(&out, 0),
+        cell_dl_mbps(&out, 0),
         0.0,
         "the LTE anchor carried downlink data"
     );
@@ -93,11 +87,11 @@ fn without_a_usable_mmwave_leg_the_anchor_carries_everything() {
     // limits the UE.
     let out = run_toml(&dc(1000.0, "secondary = \"mmw\"", UDP_500M));
     assert_eq!(
-        dl_mbps(&out, 1),
+        cell_dl_mbps(&out, 1),
         0.0,
         "the mmWave leg carried downlink data"
     );
-    let lte = dl_mbps(&out, 0);
+    let lte = cell_dl_mbps(&out, 0);
     assert!(
         lte <= 65.952 + 1e-9 && lte > 0.97 * 65.952,
         "LTE cell {lte}"
@@ -147,7 +141,7 @@ fn a_secondary_cell_added_mid_run_takes_the_new_data_from_then_on() {
     let f = flow(&out, 0);
     assert_eq!(f["datagrams_sent"], 1667);
     assert_eq!(f["datagrams_lost"], 0, "{f}");
-    let (lte, mmw) = (dl_mbps(&out, 0), dl_mbps(&out, 1));
+    let (lte, mmw) = (cell_dl_mbps(&out, 0), cell_dl_mbps(&out, 1));
     assert!(lte > 0.0 && mmw > 0.0, "lte {lte} mmw {mmw}");
     // The legs' delays tell them apart: on LTE a block takes a 1 ms TTI and a TTI to
     // decode, so no datagram arrives sooner than 10 + 2 ms; on the mmWave leg a 100 µs
