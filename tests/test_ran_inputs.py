@@ -84,6 +84,27 @@ CASES[-4] = ("random-walk-without-area",
              (('area = { min_m = [-100, -100], max_m = [100, 100] }\n', ''),
               ('position_m = [20, 0, 1.5]', 'position_m = [20, 0, 1.5]\nmobility = { kind = "random_walk", speed_mps = [1, 2], interval = "1s" }')),
              ["ran.ues[0].mobility", "needs ran.area"])
+# Cells with their own radio, several per site, dual connectivity, PDCP reordering.
+CASES += [
+    ("unknown-cell-preset", ('position_m = [0, 0, 10]', 'position_m = [0, 0, 10]\npreset = "wifi"'),
+     ["ran.gnbs[0].preset", 'unknown preset "wifi"']),
+    ("unknown-cell-scheduler", ('position_m = [0, 0, 10]', 'position_m = [0, 0, 10]\ncells = [{ name = "c1", scheduler = "fifo" }]'),
+     ["ran.gnbs[0].cells[0].scheduler", 'unknown scheduler "fifo"']),
+    ("cell-named-like-a-node", ('position_m = [0, 0, 10]', 'position_m = [0, 0, 10]\ncells = [{ name = "server" }]'),
+     ["ran.gnbs[0].cells[0].name", '"server"']),
+    ("secondary-is-the-serving-cell", ('position_m = [20, 0, 1.5]', 'position_m = [20, 0, 1.5]\nsecondary = "gnb"'),
+     ["ran.ues[0].secondary", "serving cell"]),
+    ("unknown-secondary", ('position_m = [20, 0, 1.5]', 'position_m = [20, 0, 1.5]\nsecondary = "gnb9"'),
+     ["ran.ues[0].secondary", '"gnb9"']),
+    ("pdcp-reordering-negative", ('preset = "mmwave-2017"', 'preset = "mmwave-2017"\npdcp_t_reordering = "-1ms"'),
+     ["ran.pdcp_t_reordering", "-1ms"]),
+    ("handover-to-unknown-cell", ('to = "ue"\n', 'to = "ue"\n[[events]]\nat = "0.5s"\nhandover = { ue = "ue", to = "gnb9" }\n'),
+     ["events[0].handover.to", 'cell "gnb9"']),
+    ("add-secondary-unknown-ue", ('to = "ue"\n', 'to = "ue"\n[[events]]\nat = "0.5s"\nadd_secondary = { ue = "ue9", cell = "gnb" }\n'),
+     ["events[0].add_secondary.ue", 'UE "ue9"']),
+    ("upf-is-a-gnb", ('to = "ue"\n', 'to = "ue"\n[core]\nupf = "gnb"\n'),
+     ["core.upf", '"gnb" is a gNB or UE']),
+]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
