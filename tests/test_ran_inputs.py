@@ -105,6 +105,20 @@ CASES += [
     ("upf-is-a-gnb", ('to = "ue"\n', 'to = "ue"\n[core]\nupf = "gnb"\n'),
      ["core.upf", '"gnb" is a gNB or UE']),
 ]
+# Rows of obstacles and lanes of vehicles.
+LANE = '\n[[ran.vehicles]]\nfrom_m = [-50, 5, 0]\nto_m = [50, 5, 0]\nsize_m = [10, 2, 3]\nspeed_mps = 10\n'
+CASES += [
+    ("row-of-no-boxes", ("max_m = [40, 40, 20]\n", "max_m = [40, 40, 20]\nrepeat = { count = 0, step_m = [20, 0, 0] }\n"),
+     ["ran.buildings[0].repeat.count", "0", "1 to 10000"]),
+    ("row-step-smaller-than-a-box", ("max_m = [40, 40, 20]\n", "max_m = [40, 40, 20]\nrepeat = { count = 3, step_m = [5, 0, 0] }\n"),
+     ["ran.buildings[0]", "copy 1 of its row", "overlaps ran.buildings[0]"]),
+    ("lane-not-along-an-axis", ("max_m = [40, 40, 20]\n", "max_m = [40, 40, 20]\n" + LANE.replace("[50, 5, 0]", "[50, 9, 0]")),
+     ["ran.vehicles[0]", "[50.0, 9.0, 0.0]", "parallel to the x or the y axis"]),
+    ("too-many-vehicles-for-the-lane", ("max_m = [40, 40, 20]\n", "max_m = [40, 40, 20]\n" + LANE + "count = 11\nspacing_m = 10\n"),
+     ["ran.vehicles[0]", "11 vehicles", "do not fit"]),
+    ("vehicle-reversing", ("max_m = [40, 40, 20]\n", "max_m = [40, 40, 20]\n" + LANE.replace("speed_mps = 10", "speed_mps = -3")),
+     ["ran.vehicles[0]", "-3", "speed"]),
+]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])

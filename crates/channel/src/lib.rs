@@ -6,6 +6,7 @@
 //! - [`pathloss`]: NYU 28/73 GHz and 3GPP TR 38.901 UMi/UMa path loss, O2I penetration.
 //! - [`shadowing`]: log-normal shadowing with spatial correlation.
 //! - [`fading`]: time-correlated small-scale fading.
+//! - [`vehicles`]: moving blockers (vehicles) driving along lanes.
 //! - [`blockage`]: TR 38.901 §7.6.4 blockage (self and moving blockers) and forced outages.
 //! - [`budget`]: thermal noise, noise figure, transmit power, beamforming gain.
 //! - [`link`]: one gNB–UE link: the above combined into a gain process advanced in time.
@@ -22,3 +23,4 @@ pub mod mobility;
 pub mod pathloss;
 pub mod shadowing;
 pub mod sinr_trace;
+pub mod vehicles;

@@ -5,7 +5,7 @@
 //! HARQ, report delays, propagation model), so a 2 GHz LTE-like cell and 28 GHz mmWave
 //! cells can serve in one run. What is not per cell is RAN-wide: the UEs' bearer
 //! configuration (RLC, PDCP), the channel-update grid, whether other cells interfere, and
-//! the buildings and obstacles.
+//! the buildings, obstacles and vehicles.
 
 use crate::mac::scheduler::SchedulerKind;
 use crate::pdcp::PdcpConfig;
@@ -15,6 +15,7 @@ use mmtsim_channel::geometry::{Aabb, Vec3};
 use mmtsim_channel::link::LinkParams;
 use mmtsim_channel::mobility::MobilitySpec;
 use mmtsim_channel::sinr_trace::SinrTrace;
+use mmtsim_channel::vehicles::Lane;
 use mmtsim_engine::ids::{CellId, NodeId};
 use mmtsim_engine::SimTime;
 
@@ -32,6 +33,8 @@ pub struct RanConfig {
     pub interference: bool,
     /// Buildings and obstacles (LOS is blocked by any of them).
     pub boxes: Vec<Aabb>,
+    /// Lanes of moving vehicles, which block LOS where they are at each channel update.
+    pub vehicles: Vec<Lane>,
     /// The cells, by [`CellId`].
     pub cells: Vec<CellConfig>,
     /// The UEs, by `UeId`.

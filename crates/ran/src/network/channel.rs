@@ -27,6 +27,7 @@ impl Ran {
         self.gains.clear();
         self.gains.resize(self.cells.len(), f64::NAN);
         let mut los = [false; 2];
+        let vehicles = self.traffic.boxes_at(now);
         for (g, ch) in ue.chans.iter_mut().enumerate() {
             let leg = ue.legs.iter().position(|l| l.cell.index() == g);
             let needed = leg.is_some()
@@ -43,7 +44,7 @@ impl Ran {
             let geo = cell
                 .radio
                 .los_geometric
-                .then(|| line_of_sight(gp, pos, &self.boxes));
+                .then(|| line_of_sight(gp, pos, &self.boxes) && line_of_sight(gp, pos, vehicles));
             let s = ch.update(now, gp, pos, speed, geo);
             self.gains[g] = s.gain_db;
             if let Some(l) = leg {

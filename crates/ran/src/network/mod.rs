@@ -33,7 +33,8 @@
 //! preset), as in ns-3 where RLC runs off the MAC's subframe indications [NS3-MMW-V1].
 //!
 //! # Channel
-//! Each UE's position, LOS state and link gains are updated every `channel_update`
+//! Each UE's position, LOS state (buildings, obstacles, and vehicles where they are at that
+//! instant) and link gains are updated every `channel_update`
 //! (lazily, when its cell runs or when metrics are sampled). Downlink SINR is the serving
 //! cell's signal over the UE's noise plus, when `interference` is on, every other cell on
 //! the same carrier at full power with no beam alignment (their beams serve other UEs): a
@@ -66,6 +67,7 @@ use mmtsim_channel::geometry::{Aabb, Vec3};
 use mmtsim_channel::link::{LinkChannel, LosMode};
 use mmtsim_channel::mobility::Mobility;
 use mmtsim_channel::sinr_trace::SinrTrace;
+use mmtsim_channel::vehicles::Traffic;
 use mmtsim_engine::ids::{CellId, NodeId, UeId};
 use mmtsim_engine::{RngStreams, SimRng, SimTime};
 use mmtsim_net::{linkview::LinkView, Direction};
@@ -265,6 +267,8 @@ pub struct Ran {
     channel_update: SimTime,
     interference: bool,
     boxes: Vec<Aabb>,
+    /// Vehicles on lanes: moving boxes.
+    traffic: Traffic,
     cells: Vec<Cell>,
     ues: Vec<Ue>,
     // Scratch buffers reused every slot.
@@ -301,6 +305,7 @@ impl Ran {
             channel_update: cfg.channel_update.max(SimTime::from_ns(1)),
             interference: cfg.interference,
             boxes: cfg.boxes.clone(),
+            traffic: Traffic::new(cfg.vehicles.clone()),
             cells,
             ues: Vec::new(),
             sdus: Vec::new(),

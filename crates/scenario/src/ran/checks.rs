@@ -1,7 +1,7 @@
 //! The checks of the `[ran]` table ([`validate`]): every error names its key path, and the
 //! SINR traces the table names are loaded here. Also the limits they enforce.
 
-use super::resolution::{area_box, mobility_spec, numerology_of, vec3};
+use super::resolution::{area_box, box_row, lane, mobility_spec, numerology_of, vec3};
 use super::{MobilityTable, Ran};
 use crate::validate::Errs;
 use mmtsim_channel::geometry::Aabb;
@@ -14,6 +14,8 @@ use std::path::Path;
 
 /// Largest number of random obstacles (a typo guard: placement is quadratic).
 pub const MAX_RANDOM_OBSTACLES: usize = 10_000;
+/// Largest number of boxes in one row of obstacles, or of vehicles on one lane.
+pub const MAX_ROW_BOXES: usize = 10_000;
 /// Largest number of UEs.
 pub const MAX_UES: usize = 10_000;
 
@@ -118,30 +120,76 @@ pub fn validate(
             ));
         }
     }
-    // Boxes: valid, and no two overlap.
+    // Boxes: valid, and no two overlap (the copies of a row included).
     let mut boxes: Vec<(String, Aabb)> = Vec::new();
     for (kind, list) in [("buildings", &r.buildings), ("obstacles", &r.obstacles)] {
         for (i, b) in list.iter().enumerate() {
             let p = format!("ran.{kind}[{i}]");
+            if let Some(rep) = &b.repeat {
+                if rep.count == 0 || rep.count > MAX_ROW_BOXES {
+                    errs.push((
+                        format!("{p}.repeat.count"),
+                        format!("{}: expected 1 to {MAX_ROW_BOXES}", rep.count),
+                    ));
+                    continue;
+                }
+                if !finite(&rep.step_m) {
+                    errs.push((
+                        format!("{p}.repeat.step_m"),
+                        format!("{:?}: expected finite numbers", rep.step_m),
+                    ));
+                    continue;
+                }
+            }
             match (finite(&b.min_m) && finite(&b.max_m))
                 .then(|| Aabb::new(vec3(b.min_m), vec3(b.max_m)))
             {
-                Some(Ok(bx)) if (0..3).all(|k| b.min_m[k] < b.max_m[k]) => {
-                    if let Some((other, _)) = boxes.iter().find(|(_, o)| o.overlaps(&bx)) {
-                        errs.push((p.clone(), format!("overlaps {other}: buildings and obstacles may not overlap")));
-                    }
-                    if let Some(a) = &area {
-                        if !a.footprint_overlaps(&bx) {
-                            errs.push((p.clone(), "lies entirely outside ran.area".into()));
+                Some(Ok(_)) if (0..3).all(|k| b.min_m[k] < b.max_m[k]) => {
+                    let row = box_row(b);
+                    let copies = row.len();
+                    for (k, bx) in row.into_iter().enumerate() {
+                        let name = if copies > 1 {
+                            format!("{p} (copy {k} of its row)")
+                        } else {
+                            p.clone()
+                        };
+                        if let Some((other, _)) = boxes.iter().find(|(_, o)| o.overlaps(&bx)) {
+                            errs.push((p.clone(), format!("{name} overlaps {other}: buildings and obstacles may not overlap")));
+                            break;
                         }
+                        if let Some(a) = &area {
+                            if !a.footprint_overlaps(&bx) {
+                                errs.push((p.clone(), format!("{name} lies entirely outside ran.area")));
+                                break;
+                            }
+                        }
+                        boxes.push((name, bx));
                     }
-                    boxes.push((p, bx));
                 }
                 _ => errs.push((
                     p,
                     format!("min_m {:?} / max_m {:?}: expected finite corners with min < max on every axis", b.min_m, b.max_m),
                 )),
             }
+        }
+    }
+    for (i, v) in r.vehicles.iter().enumerate() {
+        let p = format!("ran.vehicles[{i}]");
+        if v.count > MAX_ROW_BOXES {
+            errs.push((
+                format!("{p}.count"),
+                format!("{}: at most {MAX_ROW_BOXES}", v.count),
+            ));
+        } else if !(finite(&v.from_m) && finite(&v.to_m) && finite(&v.size_m)) {
+            errs.push((
+                p,
+                format!(
+                    "from_m {:?} / to_m {:?} / size_m {:?}: expected finite numbers",
+                    v.from_m, v.to_m, v.size_m
+                ),
+            ));
+        } else if let Err(m) = lane(v).check() {
+            errs.push((p, m));
         }
     }
     if let Some(ro) = &r.random_obstacles {

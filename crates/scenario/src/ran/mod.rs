@@ -20,7 +20,7 @@ mod checks;
 mod resolution;
 
 pub use checks::{validate, SinrTraces, MAX_RANDOM_OBSTACLES, MAX_UES};
-pub use resolution::{area_box, mobility_spec, numerology_of, ran_config};
+pub use resolution::{area_box, box_row, lane, mobility_spec, numerology_of, ran_config};
 
 /// The radio access network.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
@@ -81,6 +81,9 @@ pub struct Ran {
     /// Random non-overlapping obstacles drawn from the run's seed.
     #[serde(default)]
     pub random_obstacles: Option<RandomObstacles>,
+    /// Lanes of moving vehicles (cars, buses) that block the links they pass between.
+    #[serde(default)]
+    pub vehicles: Vec<VehicleLane>,
 }
 
 fn default_preset() -> String {
@@ -114,6 +117,56 @@ pub struct BoxSpec {
     pub min_m: [f64; 3],
     /// Highest corner [x, y, z], m.
     pub max_m: [f64; 3],
+    /// What it is ("lamppost", "bus", "statue", …): a label for the reader, no effect.
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// Copies of the box in a row (lampposts every 20 m along a street): `count` boxes in
+    /// all, the k-th moved by k·`step_m` (default: just this one).
+    #[serde(default)]
+    pub repeat: Option<Repeat>,
+}
+
+/// A row of identical boxes.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Repeat {
+    /// Boxes in the row, the first included (≥ 1).
+    pub count: usize,
+    /// Offset between consecutive boxes [x, y, z], m.
+    pub step_m: [f64; 3],
+}
+
+/// A lane of vehicles driving at a constant speed; a vehicle reaching `to_m` re-enters at
+/// `from_m`, so the traffic is the same all run long.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VehicleLane {
+    /// What drives on it ("car", "bus", …): a label, no effect.
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// Entry point of the lane's centre line [x, y, z] (z: road surface), m.
+    pub from_m: [f64; 3],
+    /// Exit point; the lane must be parallel to the x or the y axis, m.
+    pub to_m: [f64; 3],
+    /// Vehicle size [length, width, height], m.
+    pub size_m: [f64; 3],
+    /// Vehicles on the lane (default 1).
+    #[serde(default = "one")]
+    pub count: usize,
+    /// Distance between the fronts of consecutive vehicles, m (default: the lane length
+    /// divided by `count`, evenly spread).
+    #[serde(default)]
+    pub spacing_m: Option<f64>,
+    /// How far past `from_m` the first vehicle's front is at t = 0, m (default: its
+    /// length, so it starts wholly on the lane).
+    #[serde(default)]
+    pub offset_m: Option<f64>,
+    /// Speed, m/s (0: parked).
+    pub speed_mps: f64,
+}
+
+fn one() -> usize {
+    1
 }
 
 /// Random obstacles (X-TCP Fig. 1).

@@ -3,10 +3,11 @@
 //! mobility, the area as a box.
 
 use super::checks::SinrTraces;
-use super::{Area, MobilityTable, Ran, Ue};
+use super::{Area, BoxSpec, MobilityTable, Ran, Ue, VehicleLane};
 use mmtsim_channel::geometry::{Aabb, Vec3};
 use mmtsim_channel::link::LosMode;
 use mmtsim_channel::mobility::MobilitySpec;
+use mmtsim_channel::vehicles::Lane;
 use mmtsim_engine::ids::{CellId, NodeId};
 use mmtsim_engine::{RngStreams, SimTime};
 use mmtsim_ran::config::{CellConfig, RanConfig, UeConfig};
@@ -123,10 +124,7 @@ pub fn ran_config(
         .buildings
         .iter()
         .chain(&r.obstacles)
-        .map(|b| Aabb {
-            min: vec3(b.min_m),
-            max: vec3(b.max_m),
-        })
+        .flat_map(box_row)
         .collect();
     if let (Some(ro), Some(mut area)) = (&r.random_obstacles, r.area.as_ref().and_then(area_box)) {
         // The area is unbounded in height; obstacles stand on the ground (z = 0).
@@ -167,7 +165,7 @@ pub fn ran_config(
     let los_mode = match r.channel.los.as_deref() {
         Some("stochastic") => LosMode::Stochastic,
         Some(_) => LosMode::Geometric,
-        None if boxes.is_empty() => LosMode::Stochastic,
+        None if boxes.is_empty() && r.vehicles.is_empty() => LosMode::Stochastic,
         None => LosMode::Geometric,
     };
     // The cells of every gNB site, each with its own radio configuration, on its site's
@@ -221,7 +219,36 @@ pub fn ran_config(
         channel_update: r.channel_update.time(),
         interference: r.interference,
         boxes,
+        vehicles: r.vehicles.iter().map(lane).collect(),
         cells,
         ues,
     })
+}
+
+/// The boxes a `[[ran.buildings]]` or `[[ran.obstacles]]` entry stands for: itself, or the
+/// row its `repeat` makes of it.
+pub fn box_row(b: &BoxSpec) -> Vec<Aabb> {
+    let first = Aabb {
+        min: vec3(b.min_m),
+        max: vec3(b.max_m),
+    };
+    match &b.repeat {
+        Some(r) => mmtsim_channel::layout::row(first, vec3(r.step_m), r.count),
+        None => vec![first],
+    }
+}
+
+/// The lane a `[[ran.vehicles]]` entry describes, its defaults filled in.
+pub fn lane(v: &VehicleLane) -> Lane {
+    let (from, to) = (vec3(v.from_m), vec3(v.to_m));
+    let length = (to - from).norm();
+    Lane {
+        from,
+        to,
+        vehicle_m: v.size_m,
+        count: v.count,
+        spacing_m: v.spacing_m.unwrap_or(length / v.count.max(1) as f64),
+        offset_m: v.offset_m.unwrap_or(v.size_m[0]),
+        speed_mps: v.speed_mps,
+    }
 }

@@ -11,6 +11,7 @@ mod determinism;
 mod dual;
 mod mathis;
 mod metrics;
+mod obstacles;
 mod ran;
 mod recovery;
 mod relay;
