@@ -8,11 +8,13 @@
 //! - [`fading`]: time-correlated small-scale fading.
 //! - [`vehicles`]: moving blockers (vehicles) driving along lanes.
 //! - [`blockage`]: TR 38.901 §7.6.4 blockage (self and moving blockers) and forced outages.
+//! - [`antenna`]: antenna arrays and beams: the gain of a steered beam in any direction.
 //! - [`budget`]: thermal noise, noise figure, transmit power, beamforming gain.
 //! - [`link`]: one gNB–UE link: the above combined into a gain process advanced in time.
 //! - [`sinr_trace`]: a per-UE SINR (or rate) trace from CSV as an alternative channel.
 #![warn(missing_docs)]
 
+pub mod antenna;
 pub mod blockage;
 pub mod budget;
 pub mod fading;
