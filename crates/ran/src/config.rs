@@ -28,9 +28,8 @@ pub struct RanConfig {
     pub pdcp: PdcpConfig,
     /// Interval between channel (position, LOS, gain) updates.
     pub channel_update: SimTime,
-    /// Other cells on the serving cell's carrier interfere with the downlink (at full
-    /// power, without beam alignment).
-    pub interference: bool,
+    /// How other cells on the serving cell's carrier interfere with the downlink.
+    pub interference: Interference,
     /// Buildings and obstacles (LOS is blocked by any of them).
     pub boxes: Vec<Aabb>,
     /// Lanes of moving vehicles, which block LOS where they are at each channel update.
@@ -39,6 +38,42 @@ pub struct RanConfig {
     pub cells: Vec<CellConfig>,
     /// The UEs, by `UeId`.
     pub ues: Vec<UeConfig>,
+}
+
+/// How other cells on a UE's serving carrier interfere with its downlink (see the
+/// `# Channel` section of [`crate::network`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Interference {
+    /// No interference: SINR is the signal over the noise.
+    Off,
+    /// Every other cell on the carrier transmits in every slot at full power, received
+    /// without any array gain at either end (0 dBi): the model before beams existed, and
+    /// what a scenario's `interference = true` means.
+    FullBufferOmni,
+    /// Every other cell on the carrier transmits in every slot at full power, its beam
+    /// toward its own UEs (each an equal share of the time), seen through the victim UE's
+    /// beam toward its serving cell.
+    FullBuffer,
+    /// A cell interferes only in the slots it sends downlink data, with the beams of the
+    /// UEs it sent to, each weighted by its share of the slot's resources.
+    Active,
+}
+
+impl Interference {
+    /// The scenario names of the modes, in [`Interference::from_name`]'s order.
+    pub const NAMES: &'static [&'static str] =
+        &["active", "full-buffer", "full-buffer-omni", "off"];
+
+    /// The mode called `s`.
+    pub fn from_name(s: &str) -> Option<Interference> {
+        match s {
+            "active" => Some(Interference::Active),
+            "full-buffer" => Some(Interference::FullBuffer),
+            "full-buffer-omni" => Some(Interference::FullBufferOmni),
+            "off" => Some(Interference::Off),
+            _ => None,
+        }
+    }
 }
 
 /// The radio configuration of one cell.

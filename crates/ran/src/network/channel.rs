@@ -2,6 +2,7 @@
 //! needs, turned into downlink and uplink SINR on each of its legs.
 
 use super::{Ran, UeSample, NO_SIGNAL_DB};
+use crate::config::Interference;
 use mmtsim_channel::budget::sinr_db;
 use mmtsim_channel::geometry::line_of_sight;
 use mmtsim_engine::ids::UeId;
@@ -14,7 +15,7 @@ impl Ran {
     /// The link to a cell is evaluated when the cell serves the UE (on any leg) or, with
     /// interference on, shares a carrier with a cell that does: cells elsewhere in the
     /// spectrum are not computed at all. Each leg's downlink SINR counts the cells on its
-    /// own carrier other than its own.
+    /// own carrier other than its own, as `interference.rs` describes.
     pub fn update_channel(&mut self, u: UeId, now: SimTime) {
         let ue = &mut self.ues[u.index()];
         if now < ue.next_channel && now != SimTime::ZERO {
@@ -23,6 +24,7 @@ impl Ran {
         let pos = ue.mobility.position(now);
         let speed = ue.mobility.speed_mps(now);
         ue.position = pos;
+        ue.positions.push(now, pos);
         let carrier = |g: usize| self.cells[g].radio.num.carrier_hz;
         self.gains.clear();
         self.gains.resize(self.cells.len(), f64::NAN);
@@ -31,7 +33,7 @@ impl Ran {
         for (g, ch) in ue.chans.iter_mut().enumerate() {
             let leg = ue.legs.iter().position(|l| l.cell.index() == g);
             let needed = leg.is_some()
-                || (self.interference
+                || (self.interference != Interference::Off
                     && ue
                         .legs
                         .iter()
@@ -52,49 +54,66 @@ impl Ran {
             }
         }
         let outage = ue.outages.active(now);
-        for (l, leg) in ue.legs.iter_mut().enumerate() {
-            let serving = leg.cell.index();
-            // Another cell's beam points at its own UEs: no array gain towards us.
-            self.interf.clear();
-            if self.interference {
-                for g in 0..self.cells.len() {
-                    if g != serving && carrier(g) == carrier(serving) {
-                        let r = &self.cells[g].radio;
-                        self.interf
-                            .push(r.num.gnb_tx_power_dbm + self.gains[g] - r.bf_gain_db);
-                    }
-                }
-            }
+        let mut interf = std::mem::take(&mut self.interf);
+        let legs = self.ues[u.index()].legs.len();
+        for (l, &leg_los) in los.iter().enumerate().take(legs) {
+            self.interference_dbm(u, l, now, &mut interf);
+            let ue = &mut self.ues[u.index()];
+            let serving = ue.legs[l].cell.index();
             let radio = &self.cells[serving].radio;
             let gain = self.gains[serving];
+            let signal_dbm = radio.num.gnb_tx_power_dbm + gain;
             let (mut dl, mut ul) = (
-                sinr_db(
-                    radio.num.gnb_tx_power_dbm + gain,
-                    &self.interf,
-                    radio.noise_ue_dbm,
-                ),
+                sinr_db(signal_dbm, &interf, radio.noise_ue_dbm),
                 sinr_db(radio.num.ue_tx_power_dbm + gain, &[], radio.noise_gnb_dbm),
             );
+            let mut dl_signal_dbm = Some(signal_dbm);
             if let Some(tr) = &ue.trace {
                 dl = tr.sinr_db_at(now);
                 ul = dl;
+                dl_signal_dbm = None;
             }
             if outage {
                 dl = NO_SIGNAL_DB;
                 ul = NO_SIGNAL_DB;
+                dl_signal_dbm = None;
             }
-            leg.los = los[l];
+            let leg = &mut ue.legs[l];
+            leg.los = leg_los;
             leg.sinr = [dl, ul];
+            leg.dl_signal_dbm = dl_signal_dbm;
             leg.sinr_hist.push_back((now, dl, ul));
             let horizon = now.saturating_sub(radio.cqi_delay);
             while leg.sinr_hist.len() > 1 && leg.sinr_hist[1].0 <= horizon {
                 leg.sinr_hist.pop_front();
             }
         }
+        self.interf = interf;
+        let ue = &mut self.ues[u.index()];
         ue.view.sinr_db = ue.legs[0].sinr[Direction::Downlink.index()];
         // Next update on the channel-update grid (and never twice at one instant).
         let step = self.channel_update.ns();
         ue.next_channel = SimTime::from_ns((now.ns() / step + 1) * step);
+    }
+
+    /// The downlink SINR a block sent to UE `u` on leg `l` in the slot starting at `now`
+    /// is decoded at: with `Interference::Active`, the signal and noise of the latest
+    /// channel update over the interference of this slot (the other cells' previous
+    /// slots, see `interference.rs`); otherwise the SINR of the latest channel update.
+    pub(super) fn decode_sinr_dl(&mut self, u: UeId, l: usize, now: SimTime) -> f64 {
+        let leg = &self.ues[u.index()].legs[l];
+        let Some(signal_dbm) = leg
+            .dl_signal_dbm
+            .filter(|_| self.interference == Interference::Active)
+        else {
+            return leg.sinr[Direction::Downlink.index()];
+        };
+        let noise_dbm = self.cells[leg.cell.index()].radio.noise_ue_dbm;
+        let mut interf = std::mem::take(&mut self.interf);
+        self.interference_dbm(u, l, now, &mut interf);
+        let sinr = sinr_db(signal_dbm, &interf, noise_dbm);
+        self.interf = interf;
+        sinr
     }
 
     /// The state of UE `u` at `now` for the time series (updates its channel first).

@@ -36,10 +36,19 @@
 //! Each UE's position, LOS state (buildings, obstacles, and vehicles where they are at that
 //! instant) and link gains are updated every `channel_update`
 //! (lazily, when its cell runs or when metrics are sampled). Downlink SINR is the serving
-//! cell's signal over the UE's noise plus, when `interference` is on, every other cell on
-//! the same carrier at full power with no beam alignment (their beams serve other UEs): a
-//! pessimistic full-load assumption. Uplink SINR has no interference term (one UE per slot
-//! per cell, other cells' UEs ignored). Forced outages give no signal at all.
+//! cell's signal (ideal beam alignment, the link's `bf_gain_db`) over the UE's noise plus
+//! the interference of the other cells on the same carrier, by the RAN's
+//! [`Interference`] mode (`interference.rs`): none; every cell all the time without
+//! antenna gain (`FullBufferOmni`, the default and the first version's model, a
+//! pessimistic full load); every cell all the time with its beams toward its own UEs
+//! (`FullBuffer`); or only the cells that sent downlink in the slot before, with the
+//! beams they used and their share of the slot (`Active`). Beam gains are the TR 38.901
+//! element pattern times the panel's array factor ([`mmtsim_channel::antenna`]), at the
+//! interferer's gNB toward the UE and at the UE (its beam on its serving cell) toward the
+//! interferer. The SINR of a channel update is what the UE reports (CQI, after
+//! `cqi_delay`); in `Active` mode a block is decoded at the interference of its own slot.
+//! Uplink SINR has no interference term (one UE per slot per cell, other cells' UEs
+//! ignored). Forced outages give no signal at all.
 //!
 //! # Simplifications (against ns-3 mmWave [NS3-MMW-V1])
 //! - One radio bearer per UE carries all its flows.
@@ -50,10 +59,11 @@
 //! - No MAC subheaders (ns-3 mmWave 2017 assumes 0 MAC header bytes too).
 
 mod channel;
+mod interference;
 mod schedule;
 mod slot;
 
-use crate::config::{CellRadio, RanConfig};
+use crate::config::{CellRadio, Interference, RanConfig};
 use crate::mac::harq::Harq;
 use crate::mac::scheduler::Candidate;
 use crate::pdcp::{PdcpRx, PdcpTx};
@@ -61,6 +71,8 @@ use crate::phy::amc::Amc;
 use crate::phy::numerology::Numerology;
 use crate::rlc::{Pdu, Rlc, RlcConfig, RlcStats, Sdu};
 use crate::view::UeView;
+use interference::{Activity, PositionHistory};
+use mmtsim_channel::antenna::PanelArray;
 use mmtsim_channel::blockage::Outages;
 use mmtsim_channel::budget::thermal_noise_dbm;
 use mmtsim_channel::geometry::{Aabb, Vec3};
@@ -146,6 +158,9 @@ struct Radio {
     cqi_delay: SimTime,
     bsr_delay: SimTime,
     bf_gain_db: f64,
+    /// The gNB's panel and the UE's (for the beam gains of interfering links).
+    gnb_array: PanelArray,
+    ue_array: PanelArray,
     los_geometric: bool,
     noise_ue_dbm: f64,
     noise_gnb_dbm: f64,
@@ -162,6 +177,8 @@ impl Radio {
             cqi_delay: r.cqi_delay,
             bsr_delay: r.bsr_delay,
             bf_gain_db: r.link.bf_gain_db,
+            gnb_array: PanelArray::of(num.gnb_antennas),
+            ue_array: PanelArray::of(num.ue_antennas),
             los_geometric: r.link.los_mode == LosMode::Geometric,
             noise_ue_dbm: thermal_noise_dbm(num.bandwidth_hz, num.ue_noise_figure_db),
             noise_gnb_dbm: thermal_noise_dbm(num.bandwidth_hz, num.noise_figure_db),
@@ -195,6 +212,8 @@ struct Cell {
     rng: SimRng,
     /// Decoded transport-block bytes, [DL, UL].
     bytes: [u64; 2],
+    /// Downlink sent in the last two slots (for `Interference::Active`).
+    activity: Activity,
 }
 
 /// One leg of a UE's radio connection: a cell serving the UE and what belongs to that
@@ -211,6 +230,9 @@ struct Leg {
     los: bool,
     /// Current SINR [DL, UL], dB.
     sinr: [f64; 2],
+    /// Downlink signal power at the last channel update, dBm; `None` when a trace or an
+    /// outage sets the SINR instead of the channel.
+    dl_signal_dbm: Option<f64>,
     /// (time, DL SINR, UL SINR) of recent channel updates, for delayed reports.
     sinr_hist: VecDeque<(SimTime, f64, f64)>,
     /// (slot time, UE buffer status bytes) snapshots, for the delayed BSR.
@@ -229,6 +251,7 @@ impl Leg {
             harq: [radio.harq(), radio.harq()],
             los: false,
             sinr: [NO_SIGNAL_DB; 2],
+            dl_signal_dbm: None,
             sinr_hist: VecDeque::new(),
             bsr_hist: VecDeque::new(),
             ul_granted: VecDeque::new(),
@@ -253,6 +276,8 @@ struct Ue {
     chans: Vec<LinkChannel>,
     next_channel: SimTime,
     position: Vec3,
+    /// Positions of the last two channel updates (beam targets of interferers).
+    positions: PositionHistory,
     /// `legs[0]`: the primary cell's; `legs[1]`: the secondary's, with dual connectivity.
     legs: Vec<Leg>,
     /// The bearer's PDCP entities, one per direction, shared by the legs.
@@ -265,7 +290,7 @@ struct Ue {
 /// The whole radio access network of a run.
 pub struct Ran {
     channel_update: SimTime,
-    interference: bool,
+    interference: Interference,
     boxes: Vec<Aabb>,
     /// Vehicles on lanes: moving boxes.
     traffic: Traffic,
@@ -281,6 +306,8 @@ pub struct Ran {
     gains: Vec<f64>,
     alloc_out: Vec<u16>,
     interf: Vec<f64>,
+    /// The running cell's legs, copied at the start of its slot.
+    slot_legs: Vec<(UeId, usize)>,
 }
 
 impl Ran {
@@ -299,6 +326,7 @@ impl Ran {
                 deliveries: VecDeque::new(),
                 rng: rng.stream(&format!("ran/cell/{}/bler", c.name)),
                 bytes: [0; 2],
+                activity: Activity::new(),
             })
             .collect();
         let mut ran = Ran {
@@ -314,6 +342,7 @@ impl Ran {
             cand_key: Vec::new(),
             alloc_out: Vec::new(),
             interf: Vec::new(),
+            slot_legs: Vec::new(),
             rlc_cfg: cfg.rlc.clone(),
             gains: Vec::new(),
         };
@@ -339,17 +368,22 @@ impl Ran {
                 legs.push(Leg::new(c, &cfg.rlc, &ran.cells[c.index()].radio));
                 ran.cells[c.index()].legs.push((id, 1));
             }
+            let mut mobility = Mobility::new(
+                &u.mobility,
+                rng.stream(&format!("ran/ue/{}/mobility", u.name)),
+            );
+            // A trajectory does not depend on when it is queried, so asking for the start
+            // here changes nothing later.
+            let start = mobility.position(SimTime::ZERO);
             ran.ues.push(Ue {
                 node: u.node,
-                mobility: Mobility::new(
-                    &u.mobility,
-                    rng.stream(&format!("ran/ue/{}/mobility", u.name)),
-                ),
+                mobility,
                 outages: Outages::new(u.outages.clone()),
                 trace: u.sinr_trace.clone(),
                 chans,
                 next_channel: SimTime::ZERO,
                 position: Vec3::default(),
+                positions: PositionHistory::new(start),
                 legs,
                 pdcp_tx: [PdcpTx::new(&cfg.pdcp), PdcpTx::new(&cfg.pdcp)],
                 pdcp_rx: [PdcpRx::new(&cfg.pdcp), PdcpRx::new(&cfg.pdcp)],

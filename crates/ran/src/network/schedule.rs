@@ -3,6 +3,7 @@
 //! a decoding outcome drawn from the BLER.
 
 use super::{Delivery, Ran};
+use crate::config::Interference;
 use crate::mac::harq::Tb;
 use crate::mac::scheduler::{allocate, Candidate};
 use crate::phy::bler::tb_error_prob;
@@ -229,7 +230,16 @@ impl Ran {
         mut tb: Tb,
     ) {
         let di = d.index();
-        let sinr = self.ues[u.index()].legs[l].sinr[di];
+        let sinr = match d {
+            Direction::Downlink => self.decode_sinr_dl(u, l, now),
+            Direction::Uplink => self.ues[u.index()].legs[l].sinr[di],
+        };
+        if d == Direction::Downlink && self.interference == Interference::Active {
+            // This slot's beam toward the UE, for the interference other cells see next.
+            let share = tb.units as f64 / self.cells[c.index()].radio.num.units_per_slot as f64;
+            let target = self.ues[u.index()].position;
+            self.cells[c.index()].activity.record(target, share);
+        }
         let cell = &mut self.cells[c.index()];
         let radio = &cell.radio;
         let p_err = tb_error_prob(

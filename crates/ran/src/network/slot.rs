@@ -18,8 +18,14 @@ impl Ran {
         }
         self.cells[ci].scheduled = None;
         self.cells[ci].last_slot = Some(now);
+        let len = self.cells[ci].radio.slot;
+        self.cells[ci].activity.begin(now, len);
         self.deliver_due(now, c, out);
-        let legs = std::mem::take(&mut self.cells[ci].legs);
+        // A copy, not the cell's own list: other cells' interference (full-buffer beams)
+        // reads the list while this slot runs.
+        let mut legs = std::mem::take(&mut self.slot_legs);
+        legs.clear();
+        legs.extend_from_slice(&self.cells[ci].legs);
         for &(u, l) in &legs {
             self.housekeeping(now, u, l, out);
         }
@@ -61,7 +67,7 @@ impl Ran {
                 next_timer = next_timer.min(t);
             }
         }
-        self.cells[ci].legs = legs;
+        self.slot_legs = legs;
         let radio = &self.cells[ci].radio;
         let next = if busy {
             now + radio.slot

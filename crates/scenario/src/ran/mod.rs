@@ -56,9 +56,13 @@ pub struct Ran {
     /// Channel update interval (default 1ms).
     #[serde(default = "default_channel_update")]
     pub channel_update: Duration,
-    /// Downlink interference from the other gNBs (default true).
-    #[serde(default = "yes")]
-    pub interference: bool,
+    /// Downlink interference from the other cells on the serving carrier: "active" (a
+    /// cell interferes in the slots it transmits, with the beams of the UEs it sends to),
+    /// "full-buffer" (every cell transmits all the time, beams toward its own UEs),
+    /// "full-buffer-omni" (every cell all the time, no antenna gain at either end), "off";
+    /// true = "full-buffer-omni", false = "off" (default true).
+    #[serde(default = "interference_default")]
+    pub interference: InterferenceKey,
     /// Rectangle UEs must stay in and where random obstacles are placed.
     #[serde(default)]
     pub area: Option<Area>,
@@ -97,6 +101,80 @@ fn default_channel_update() -> Duration {
 }
 fn yes() -> bool {
     true
+}
+fn interference_default() -> InterferenceKey {
+    InterferenceKey::Switch(true)
+}
+
+/// `ran.interference`: a mode by name, or the switch of the first version (true: every
+/// other cell at full power without beams; false: off), kept as written so the resolved
+/// scenario shows what the file said.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum InterferenceKey {
+    /// true = "full-buffer-omni", false = "off".
+    Switch(bool),
+    /// A mode: "active", "full-buffer", "full-buffer-omni" or "off".
+    Mode(InterferenceMode),
+}
+
+/// The interference modes by name.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum InterferenceMode {
+    /// Cells interfere in the slots they transmit, with their beams.
+    Active,
+    /// Every cell transmits all the time, beams toward its own UEs.
+    FullBuffer,
+    /// Every cell transmits all the time, no antenna gain at either end.
+    FullBufferOmni,
+    /// No interference.
+    Off,
+}
+
+impl InterferenceKey {
+    /// The RAN's mode.
+    pub fn mode(&self) -> mmtsim_ran::config::Interference {
+        use mmtsim_ran::config::Interference as I;
+        match self {
+            InterferenceKey::Switch(true)
+            | InterferenceKey::Mode(InterferenceMode::FullBufferOmni) => I::FullBufferOmni,
+            InterferenceKey::Switch(false) | InterferenceKey::Mode(InterferenceMode::Off) => I::Off,
+            InterferenceKey::Mode(InterferenceMode::Active) => I::Active,
+            InterferenceKey::Mode(InterferenceMode::FullBuffer) => I::FullBuffer,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for InterferenceKey {
+    // Hand-written instead of `untagged` so that a misspelt mode is reported with its value
+    // and the names expected, not as "did not match any variant".
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        const EXPECTED: &str =
+            "\"active\", \"full-buffer\", \"full-buffer-omni\", \"off\", true or false";
+        impl serde::de::Visitor<'_> for V {
+            type Value = InterferenceKey;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(EXPECTED)
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<InterferenceKey, E> {
+                Ok(InterferenceKey::Switch(v))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<InterferenceKey, E> {
+                use mmtsim_ran::config::Interference as I;
+                let mode = match I::from_name(v) {
+                    Some(I::Active) => InterferenceMode::Active,
+                    Some(I::FullBuffer) => InterferenceMode::FullBuffer,
+                    Some(I::FullBufferOmni) => InterferenceMode::FullBufferOmni,
+                    Some(I::Off) => InterferenceMode::Off,
+                    None => return Err(E::invalid_value(serde::de::Unexpected::Str(v), &EXPECTED)),
+                };
+                Ok(InterferenceKey::Mode(mode))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// An axis-aligned rectangle, metres.

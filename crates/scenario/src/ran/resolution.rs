@@ -217,7 +217,7 @@ pub fn ran_config(
             ..PdcpConfig::default()
         },
         channel_update: r.channel_update.time(),
-        interference: r.interference,
+        interference: r.interference.mode(),
         boxes,
         vehicles: r.vehicles.iter().map(lane).collect(),
         cells,

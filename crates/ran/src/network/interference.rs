@@ -1,0 +1,277 @@
+//! Downlink interference: which other cells transmit in a UE's slot, where their beams
+//! point, and the power each one puts into the UE's receiver.
+//!
+//! # Model
+//! The downlink SINR of a leg is S / (N + Σ I) [`mmtsim_channel::budget::sinr_db`]: every
+//! other cell on the leg's carrier is a candidate interferer with its own link to the UE
+//! (path loss, LOS state, shadowing, blockage and fading of that link's channel). The link
+//! gain carries the ideal array gain of the serving convention; for an interferer that is
+//! replaced by the gain of the interferer's beam toward the UE and of the UE's beam toward
+//! the interferer ([`mmtsim_channel::antenna`], TR 38.901 element pattern times the array
+//! factor of the preset's panel, [TR38901 §7.3]):
+//!
+//! ```text
+//! I = P_tx + (link gain − ideal array gain) + G_gNB(its beam → UE) + G_UE(UE's beam → it)
+//! ```
+//!
+//! The UE's beam points at the leg's own cell; the UE's array is the leg's preset's.
+//! How the interferer's beam and activity are chosen is the mode
+//! ([`crate::config::Interference`]):
+//! - `FullBufferOmni`: every other cell transmits all the time and both antenna gains
+//!   are 0 dBi (`G_gNB = G_UE = 0`): the pessimistic full-load model of the first
+//!   version, which a scenario's `interference = true` keeps.
+//! - `FullBuffer`: every other cell transmits all the time; its time is shared equally
+//!   among the UEs it serves (any leg), so its interference is the mean of its beams
+//!   toward them. A cell that serves no UE points its beam at the victim (worst case).
+//! - `Active`: a cell interferes only in the slots in which it sends downlink data,
+//!   with the beam of each UE it sent to, weighted by that transmission's share of the
+//!   slot's resource units (symbols or resource blocks): the interference averaged over
+//!   the victim's slot and band, which is what a wideband SINR can hold. Uplink slots,
+//!   and resources a cell leaves empty, put nothing into the downlink.
+//!
+//! # Ordering: the slot before
+//! The world runs the slots of cells with aligned slots one after another at one
+//! instant, so when one cell decodes a block another may not have scheduled its slot yet.
+//! So that results do not depend on that order, the interference a UE sees at time `t`
+//! is the activity each other cell recorded in its latest slot that *started before*
+//! `t`, counted if that slot overlapped the victim slot's predecessor `[t − T, t)` (T the
+//! victim's slot length). With equal numerologies this is exactly the neighbour's
+//! previous slot: interference lags by one slot (100 µs in the 2017 preset, 125 µs in
+//! `nr-fr2`), a delay well below the channel's update interval. Each cell keeps its
+//! last two slots' activity, which is all that rule can ask for. Beam targets are the
+//! positions the served UEs had when the interferer transmitted (full-buffer: at their
+//! latest channel update before `t`), for the same reason.
+//!
+//! The SINR a UE reports (the CQI the MCS is chosen from, `reported_sinr`) is the one
+//! computed at its channel updates, so it holds the interference present when it was
+//! measured; a block's decoding in `Active` mode uses the interference of its own slot.
+//!
+//! # Simplifications
+//! - Downlink only: uplink SINR has no interference term (other cells' UEs are
+//!   ignored), and a TDD neighbour's uplink slots cause no UE-to-UE interference.
+//! - Cells on one carrier with different slot lengths: only the interferer's latest
+//!   slot before `t` counts, not every slot overlapping the victim's.
+//! - Interference is wideband: a neighbour using half its resource blocks adds half its
+//!   power to the whole band, not its full power to half of it.
+
+use super::{Cell, Ran, Ue};
+use crate::config::Interference;
+use mmtsim_channel::antenna::Bearing;
+use mmtsim_channel::budget::lin_to_db;
+use mmtsim_channel::geometry::Vec3;
+use mmtsim_engine::ids::UeId;
+use mmtsim_engine::SimTime;
+
+/// What a cell sent downlink in one of its slots.
+#[derive(Clone, Debug)]
+struct SlotActivity {
+    /// Start of the slot (`NEVER` for a slot that has not happened).
+    start: SimTime,
+    /// Length of the slot.
+    len: SimTime,
+    /// (position of the UE the beam served, share of the slot's resource units), one per
+    /// downlink transmission.
+    beams: Vec<(Vec3, f64)>,
+}
+
+/// A cell's downlink activity in its last two slots (what the ordering rule can ask for).
+#[derive(Clone, Debug)]
+pub(super) struct Activity {
+    /// `[previous, latest]`.
+    slots: [SlotActivity; 2],
+}
+
+impl Activity {
+    pub(super) fn new() -> Activity {
+        let idle = SlotActivity {
+            start: SimTime::NEVER,
+            len: SimTime::ZERO,
+            beams: Vec::new(),
+        };
+        Activity {
+            slots: [idle.clone(), idle],
+        }
+    }
+
+    /// The cell starts a slot at `start`, `len` long.
+    pub(super) fn begin(&mut self, start: SimTime, len: SimTime) {
+        self.slots.swap(0, 1);
+        let s = &mut self.slots[1];
+        s.start = start;
+        s.len = len;
+        s.beams.clear();
+    }
+
+    /// The cell sends downlink to a UE at `target` on `share` of this slot's units.
+    pub(super) fn record(&mut self, target: Vec3, share: f64) {
+        self.slots[1].beams.push((target, share));
+    }
+
+    /// The beams that interfere at `now` with a victim whose slots are `victim_slot` long:
+    /// those of the latest slot that started before `now`, if it overlapped
+    /// `[now − victim_slot, now)`.
+    fn at(&self, now: SimTime, victim_slot: SimTime) -> &[(Vec3, f64)] {
+        let s = if self.slots[1].start < now {
+            &self.slots[1]
+        } else if self.slots[0].start < now {
+            &self.slots[0]
+        } else {
+            return &[];
+        };
+        if s.start + s.len > now.saturating_sub(victim_slot) {
+            &s.beams
+        } else {
+            &[]
+        }
+    }
+}
+
+/// A UE's positions at its last two channel updates, for beam targets that must not
+/// depend on whether its update at this instant has run yet.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct PositionHistory {
+    /// `[previous, latest]` (time, position).
+    at: [(SimTime, Vec3); 2],
+}
+
+impl PositionHistory {
+    /// A UE at `start` from time zero.
+    pub(super) fn new(start: Vec3) -> PositionHistory {
+        PositionHistory {
+            at: [(SimTime::ZERO, start); 2],
+        }
+    }
+
+    /// The UE is at `pos` at `now` (a channel update).
+    pub(super) fn push(&mut self, now: SimTime, pos: Vec3) {
+        if now > self.at[1].0 {
+            self.at[0] = self.at[1];
+        }
+        self.at[1] = (now, pos);
+    }
+
+    /// The position of the latest update before `now` (at time zero: the start).
+    fn before(&self, now: SimTime) -> Vec3 {
+        if self.at[1].0 < now {
+            self.at[1].1
+        } else {
+            self.at[0].1
+        }
+    }
+}
+
+impl Ran {
+    /// The interference powers at UE `u` on its leg `l` at `now`, dBm each, written into
+    /// `out` (cleared first; empty with interference off). Uses the link gains of the UE's
+    /// latest channel update.
+    pub(super) fn interference_dbm(&self, u: UeId, l: usize, now: SimTime, out: &mut Vec<f64>) {
+        out.clear();
+        if self.interference == Interference::Off {
+            return;
+        }
+        let ue = &self.ues[u.index()];
+        let serving = ue.legs[l].cell.index();
+        let own = &self.cells[serving];
+        let carrier = own.radio.num.carrier_hz;
+        let ue_beam = Bearing::between(ue.position, own.position);
+        for (g, cell) in self.cells.iter().enumerate() {
+            if g == serving || cell.radio.num.carrier_hz != carrier {
+                continue;
+            }
+            let r = &cell.radio;
+            // The link without the serving convention's ideal array gain: 0 dBi both ends.
+            let omni_dbm =
+                r.num.gnb_tx_power_dbm + ue.chans[g].last_sample().gain_db - r.bf_gain_db;
+            if self.interference == Interference::FullBufferOmni {
+                out.push(omni_dbm);
+                continue;
+            }
+            let ue_gain_db = own
+                .radio
+                .ue_array
+                .gain_db(ue_beam, Bearing::between(ue.position, cell.position));
+            let toward_victim = Bearing::between(cell.position, ue.position);
+            let base_dbm = omni_dbm + ue_gain_db;
+            let beam_db = |target: Vec3| {
+                r.gnb_array
+                    .gain_db(Bearing::between(cell.position, target), toward_victim)
+            };
+            match self.interference {
+                Interference::Active => {
+                    for &(target, share) in cell.activity.at(now, own.radio.slot) {
+                        out.push(base_dbm + beam_db(target) + lin_to_db(share));
+                    }
+                }
+                _ => full_buffer(cell, &self.ues, now, base_dbm, beam_db, out),
+            }
+        }
+    }
+}
+
+/// The beams of cell `cell` transmitting all the time, its time shared equally among the
+/// UEs it serves, into `out`; a cell serving nobody aims at the victim (its peak gain).
+fn full_buffer(
+    cell: &Cell,
+    ues: &[Ue],
+    now: SimTime,
+    base_dbm: f64,
+    beam_db: impl Fn(Vec3) -> f64,
+    out: &mut Vec<f64>,
+) {
+    if cell.legs.is_empty() {
+        out.push(base_dbm + cell.radio.gnb_array.peak_gain_db());
+        return;
+    }
+    let share_db = -lin_to_db(cell.legs.len() as f64);
+    for &(k, _) in &cell.legs {
+        let target = ues[k.index()].positions.before(now);
+        out.push(base_dbm + beam_db(target) + share_db);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const US: fn(u64) -> SimTime = SimTime::from_us;
+
+    fn p(x: f64) -> Vec3 {
+        Vec3 { x, y: 0.0, z: 1.5 }
+    }
+
+    #[test]
+    fn the_slot_before_counts_whether_or_not_this_slot_has_run() {
+        // A neighbour with 100 µs slots sent to a UE at x = 1 on 11 of 22 symbols in its
+        // slot at 0 and to x = 2 on all in its slot at 100 µs.
+        let mut a = Activity::new();
+        assert!(a.at(US(0), US(100)).is_empty());
+        a.begin(US(0), US(100));
+        a.record(p(1.0), 0.5);
+        // A victim at 100 µs before the neighbour's slot at 100 µs has run...
+        assert_eq!(a.at(US(100), US(100)), &[(p(1.0), 0.5)]);
+        a.begin(US(100), US(100));
+        a.record(p(2.0), 1.0);
+        // ... and after: the same answer.
+        assert_eq!(a.at(US(100), US(100)), &[(p(1.0), 0.5)]);
+        assert_eq!(a.at(US(200), US(100)), &[(p(2.0), 1.0)]);
+        // A neighbour that slept since: its last slot ended at 200 µs, before the victim's
+        // previous slot [300, 400) µs began.
+        assert!(a.at(US(400), US(100)).is_empty());
+        // A victim with 125 µs slots at 250 µs: [125, 250) overlaps the slot at 100 µs.
+        assert_eq!(a.at(US(250), US(125)), &[(p(2.0), 1.0)]);
+    }
+
+    #[test]
+    fn positions_before_an_instant() {
+        let mut h = PositionHistory::new(p(0.0));
+        assert_eq!(h.before(SimTime::ZERO), p(0.0));
+        h.push(SimTime::ZERO, p(0.0));
+        h.push(US(1000), p(1.0));
+        assert_eq!(h.before(US(1000)), p(0.0));
+        assert_eq!(h.before(US(1001)), p(1.0));
+        // A second update at one instant replaces the first.
+        h.push(US(1000), p(1.5));
+        assert_eq!(h.before(US(1000)), p(0.0));
+        assert_eq!(h.before(US(2000)), p(1.5));
+    }
+}
