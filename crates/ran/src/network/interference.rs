@@ -173,7 +173,8 @@ impl Ran {
         let serving = ue.legs[l].cell.index();
         let own = &self.cells[serving];
         let carrier = own.radio.num.carrier_hz;
-        let ue_beam = Bearing::between(ue.position, own.position);
+        let beams = self.interference != Interference::FullBufferOmni;
+        let ue_beam = beams.then(|| Bearing::between(ue.position, own.position));
         for (g, cell) in self.cells.iter().enumerate() {
             if g == serving || cell.radio.num.carrier_hz != carrier {
                 continue;
@@ -182,10 +183,10 @@ impl Ran {
             // The link without the serving convention's ideal array gain: 0 dBi both ends.
             let omni_dbm =
                 r.num.gnb_tx_power_dbm + ue.chans[g].last_sample().gain_db - r.bf_gain_db;
-            if self.interference == Interference::FullBufferOmni {
+            let Some(ue_beam) = ue_beam else {
                 out.push(omni_dbm);
                 continue;
-            }
+            };
             let ue_gain_db = own
                 .radio
                 .ue_array
