@@ -69,9 +69,9 @@ struct SlotActivity {
     start: SimTime,
     /// Length of the slot.
     len: SimTime,
-    /// (position of the UE the beam served, share of the slot's resource units), one per
-    /// downlink transmission.
-    beams: Vec<(Vec3, f64)>,
+    /// (direction of the beam from the cell: toward the UE it served, share of the slot's
+    /// resource units), one per downlink transmission.
+    beams: Vec<(Bearing, f64)>,
 }
 
 /// A cell's downlink activity in its last two slots (what the ordering rule can ask for).
@@ -102,15 +102,16 @@ impl Activity {
         s.beams.clear();
     }
 
-    /// The cell sends downlink to a UE at `target` on `share` of this slot's units.
-    pub(super) fn record(&mut self, target: Vec3, share: f64) {
-        self.slots[1].beams.push((target, share));
+    /// The cell sends downlink on a beam in direction `beam` on `share` of this slot's
+    /// units.
+    pub(super) fn record(&mut self, beam: Bearing, share: f64) {
+        self.slots[1].beams.push((beam, share));
     }
 
     /// The beams that interfere at `now` with a victim whose slots are `victim_slot` long:
     /// those of the latest slot that started before `now`, if it overlapped
     /// `[now − victim_slot, now)`.
-    fn at(&self, now: SimTime, victim_slot: SimTime) -> &[(Vec3, f64)] {
+    fn at(&self, now: SimTime, victim_slot: SimTime) -> &[(Bearing, f64)] {
         let s = if self.slots[1].start < now {
             &self.slots[1]
         } else if self.slots[0].start < now {
@@ -193,14 +194,11 @@ impl Ran {
                 .gain_db(ue_beam, Bearing::between(ue.position, cell.position));
             let toward_victim = Bearing::between(cell.position, ue.position);
             let base_dbm = omni_dbm + ue_gain_db;
-            let beam_db = |target: Vec3| {
-                r.gnb_array
-                    .gain_db(Bearing::between(cell.position, target), toward_victim)
-            };
+            let beam_db = |beam: Bearing| r.gnb_array.gain_db(beam, toward_victim);
             match self.interference {
                 Interference::Active => {
-                    for &(target, share) in cell.activity.at(now, own.radio.slot) {
-                        out.push(base_dbm + beam_db(target) + lin_to_db(share));
+                    for &(beam, share) in cell.activity.at(now, own.radio.slot) {
+                        out.push(base_dbm + beam_db(beam) + lin_to_db(share));
                     }
                 }
                 _ => full_buffer(cell, &self.ues, now, base_dbm, beam_db, out),
@@ -216,7 +214,7 @@ fn full_buffer(
     ues: &[Ue],
     now: SimTime,
     base_dbm: f64,
-    beam_db: impl Fn(Vec3) -> f64,
+    beam_db: impl Fn(Bearing) -> f64,
     out: &mut Vec<f64>,
 ) {
     if cell.legs.is_empty() {
@@ -226,7 +224,7 @@ fn full_buffer(
     let share_db = -lin_to_db(cell.legs.len() as f64);
     for &(k, _) in &cell.legs {
         let target = ues[k.index()].positions.before(now);
-        out.push(base_dbm + beam_db(target) + share_db);
+        out.push(base_dbm + beam_db(Bearing::between(cell.position, target)) + share_db);
     }
 }
 
@@ -240,26 +238,33 @@ mod tests {
         Vec3 { x, y: 0.0, z: 1.5 }
     }
 
+    fn b(azimuth_deg: f64) -> Bearing {
+        Bearing {
+            azimuth_deg,
+            zenith_deg: 95.0,
+        }
+    }
+
     #[test]
     fn the_slot_before_counts_whether_or_not_this_slot_has_run() {
-        // A neighbour with 100 µs slots sent to a UE at x = 1 on 11 of 22 symbols in its
-        // slot at 0 and to x = 2 on all in its slot at 100 µs.
+        // A neighbour with 100 µs slots sent on a beam at azimuth 1° on 11 of 22 symbols
+        // in its slot at 0, and at 2° on all in its slot at 100 µs.
         let mut a = Activity::new();
         assert!(a.at(US(0), US(100)).is_empty());
         a.begin(US(0), US(100));
-        a.record(p(1.0), 0.5);
+        a.record(b(1.0), 0.5);
         // A victim at 100 µs before the neighbour's slot at 100 µs has run...
-        assert_eq!(a.at(US(100), US(100)), &[(p(1.0), 0.5)]);
+        assert_eq!(a.at(US(100), US(100)), &[(b(1.0), 0.5)]);
         a.begin(US(100), US(100));
-        a.record(p(2.0), 1.0);
+        a.record(b(2.0), 1.0);
         // ... and after: the same answer.
-        assert_eq!(a.at(US(100), US(100)), &[(p(1.0), 0.5)]);
-        assert_eq!(a.at(US(200), US(100)), &[(p(2.0), 1.0)]);
+        assert_eq!(a.at(US(100), US(100)), &[(b(1.0), 0.5)]);
+        assert_eq!(a.at(US(200), US(100)), &[(b(2.0), 1.0)]);
         // A neighbour that slept since: its last slot ended at 200 µs, before the victim's
         // previous slot [300, 400) µs began.
         assert!(a.at(US(400), US(100)).is_empty());
         // A victim with 125 µs slots at 250 µs: [125, 250) overlaps the slot at 100 µs.
-        assert_eq!(a.at(US(250), US(125)), &[(p(2.0), 1.0)]);
+        assert_eq!(a.at(US(250), US(125)), &[(b(2.0), 1.0)]);
     }
 
     #[test]

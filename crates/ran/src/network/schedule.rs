@@ -8,6 +8,7 @@ use crate::mac::harq::Tb;
 use crate::mac::scheduler::{allocate, Candidate};
 use crate::phy::bler::tb_error_prob;
 use crate::phy::numerology::{Allocation, Duplex, SlotKind};
+use mmtsim_channel::antenna::Bearing;
 use mmtsim_engine::ids::{CellId, UeId};
 use mmtsim_engine::SimTime;
 use mmtsim_net::linkview::Grant;
@@ -236,9 +237,10 @@ impl Ran {
         };
         if d == Direction::Downlink && self.interference == Interference::Active {
             // This slot's beam toward the UE, for the interference other cells see next.
-            let share = tb.units as f64 / self.cells[c.index()].radio.num.units_per_slot as f64;
-            let target = self.ues[u.index()].position;
-            self.cells[c.index()].activity.record(target, share);
+            let cell = &mut self.cells[c.index()];
+            let share = tb.units as f64 / cell.radio.num.units_per_slot as f64;
+            let beam = Bearing::between(cell.position, self.ues[u.index()].position);
+            cell.activity.record(beam, share);
         }
         let cell = &mut self.cells[c.index()];
         let radio = &cell.radio;
