@@ -267,6 +267,108 @@ mod tests {
         assert_eq!(a.at(US(250), US(125)), &[(b(2.0), 1.0)]);
     }
 
+    /// The two-cell geometry of the world's `it/interference.rs`, hand-computed there: g1
+    /// at (0, 0, 10) serves ue1 at (60, 0, 1.5); g2 at (−100, 10, 10) serves ue2 at
+    /// (−40, 5, 1.5); 2017 preset, UMi LOS, no fading or shadowing.
+    fn two_cells(mode: Interference) -> Ran {
+        use crate::config::{CellConfig, CellRadio, RanConfig, UeConfig};
+        use crate::mac::scheduler::SchedulerKind;
+        use crate::pdcp::PdcpConfig;
+        use crate::phy::numerology::preset;
+        use crate::rlc::RlcConfig;
+        use mmtsim_channel::budget::beamforming_gain_db;
+        use mmtsim_channel::link::{LinkParams, LosMode};
+        use mmtsim_channel::mobility::MobilitySpec;
+        use mmtsim_channel::pathloss::PathLossModel;
+        use mmtsim_engine::ids::{CellId, NodeId};
+        use mmtsim_engine::RngStreams;
+        let v = |x: f64, y: f64, z: f64| Vec3 { x, y, z };
+        let num = preset("mmwave-2017").expect("a preset");
+        let radio = CellRadio {
+            scheduler: SchedulerKind::RoundRobin,
+            harq: true,
+            cqi_delay: US(200),
+            bsr_delay: US(300),
+            link: LinkParams {
+                model: PathLossModel::Umi,
+                fc_hz: num.carrier_hz,
+                shadowing: false,
+                fading: false,
+                bf_gain_db: beamforming_gain_db(num.gnb_antennas, num.ue_antennas),
+                blockage: None,
+                o2i: None,
+                los_mode: LosMode::Geometric,
+            },
+            numerology: num,
+        };
+        let cell = |i: u32, name: &str, position: Vec3| CellConfig {
+            name: name.into(),
+            node: NodeId(i),
+            position,
+            radio: radio.clone(),
+        };
+        let ue = |i: u32, name: &str, c: usize, pos: Vec3| UeConfig {
+            name: name.into(),
+            node: NodeId(2 + i),
+            cell: CellId::from_index(c),
+            secondary: None,
+            mobility: MobilitySpec::Static { pos },
+            indoor: false,
+            outages: Vec::new(),
+            sinr_trace: None,
+        };
+        let cfg = RanConfig {
+            rlc: RlcConfig::default(),
+            pdcp: PdcpConfig::default(),
+            channel_update: US(1000),
+            interference: mode,
+            boxes: Vec::new(),
+            vehicles: Vec::new(),
+            cells: vec![
+                cell(0, "g1", v(0.0, 0.0, 10.0)),
+                cell(1, "g2", v(-100.0, 10.0, 10.0)),
+            ],
+            ues: vec![
+                ue(0, "ue1", 0, v(60.0, 0.0, 1.5)),
+                ue(1, "ue2", 1, v(-40.0, 5.0, 1.5)),
+            ],
+        };
+        Ran::new(&cfg, &RngStreams::new(1))
+    }
+
+    #[test]
+    fn a_block_is_decoded_at_the_interference_of_its_own_slot() {
+        // Hand values (it/interference.rs): ue1's SNR 40.3280 dB; with g2 sending to ue2
+        // on the whole slot, 11.0946 dB.
+        let mut ran = two_cells(Interference::Active);
+        let (ue1, ue2) = (UeId::from_index(0), UeId::from_index(1));
+        let g2 = mmtsim_engine::ids::CellId::from_index(1);
+        // 100 packets of 1400 B for ue2: more than one slot's 39,187-byte block.
+        let mut wake = None;
+        for id in 0..100 {
+            wake = ran
+                .enqueue(US(0), ue2, mmtsim_net::Direction::Downlink, id, 1400)
+                .expect("room in the buffer")
+                .or(wake);
+        }
+        assert_eq!(wake, Some((g2, US(0))));
+        let mut out = super::super::RanOutput::default();
+        ran.slot(US(0), g2, &mut out);
+        assert_eq!(ran.ue_stats(ue2).tbs[0], 1);
+        let close = |a: f64, e: f64| assert!((a - e).abs() < 0.01, "{a} vs {e}");
+        // In g2's own slot, ue1 sees g2's slot before it: none.
+        close(ran.decode_sinr_dl(ue1, 0, US(0)), 40.3280);
+        // In the next slot, g2's slot at 0 (all 22 symbols to ue2).
+        close(ran.decode_sinr_dl(ue1, 0, US(100)), 11.0946);
+        // g2 did not run at 100 µs: at 200 µs nothing.
+        close(ran.decode_sinr_dl(ue1, 0, US(200)), 40.3280);
+        // The reported SINR of the update at 0 had no interference either; full buffer
+        // counts g2 whether it sends or not.
+        close(ran.ues[0].legs[0].sinr[0], 40.3280);
+        let ran = two_cells(Interference::FullBuffer);
+        close(ran.ues[0].legs[0].sinr[0], 11.0946);
+    }
+
     #[test]
     fn positions_before_an_instant() {
         let mut h = PositionHistory::new(p(0.0));
