@@ -57,6 +57,9 @@ impl Ran {
         let mut interf = std::mem::take(&mut self.interf);
         let legs = self.ues[u.index()].legs.len();
         for (l, &leg_los) in los.iter().enumerate().take(legs) {
+            if self.interference == Interference::Active {
+                self.refresh_interferers(u, l);
+            }
             self.interference_dbm(u, l, now, &mut interf);
             let ue = &mut self.ues[u.index()];
             let serving = ue.legs[l].cell.index();

@@ -70,7 +70,7 @@ struct SlotActivity {
     /// Length of the slot.
     len: SimTime,
     /// (direction of the beam from the cell: toward the UE it served, share of the slot's
-    /// resource units), one per downlink transmission.
+    /// resource units in dB), one per downlink transmission.
     beams: Vec<(Bearing, f64)>,
 }
 
@@ -105,10 +105,11 @@ impl Activity {
     /// The cell sends downlink on a beam in direction `beam` on `share` of this slot's
     /// units.
     pub(super) fn record(&mut self, beam: Bearing, share: f64) {
-        self.slots[1].beams.push((beam, share));
+        self.slots[1].beams.push((beam, lin_to_db(share)));
     }
 
-    /// The beams that interfere at `now` with a victim whose slots are `victim_slot` long:
+    /// The beams (direction, share in dB) that interfere at `now` with a victim whose slots
+    /// are `victim_slot` long:
     /// those of the latest slot that started before `now`, if it overlapped
     /// `[now − victim_slot, now)`.
     fn at(&self, now: SimTime, victim_slot: SimTime) -> &[(Bearing, f64)] {
@@ -161,60 +162,98 @@ impl PositionHistory {
     }
 }
 
+/// An interfering cell's link to a UE's leg, fixed between two channel updates of the
+/// UE: (cell index, its power at the UE through the UE's beam and without any gNB array
+/// gain, dBm; the UE's direction from the cell).
+pub(super) type InterfererLink = (usize, f64, Bearing);
+
 impl Ran {
     /// The interference powers at UE `u` on its leg `l` at `now`, dBm each, written into
     /// `out` (cleared first; empty with interference off). Uses the link gains of the UE's
-    /// latest channel update.
+    /// latest channel update (in `Active` mode through the leg's interfering links, which
+    /// [`Ran::refresh_interferers`] brings up to that update).
     pub(super) fn interference_dbm(&self, u: UeId, l: usize, now: SimTime, out: &mut Vec<f64>) {
         out.clear();
-        if self.interference == Interference::Off {
-            return;
+        let leg = &self.ues[u.index()].legs[l];
+        match self.interference {
+            Interference::Off => {}
+            Interference::FullBufferOmni => self.each_omni(u, l, |_, dbm| out.push(dbm)),
+            Interference::FullBuffer => self.each_interferer(u, l, |g, base_dbm, toward| {
+                full_buffer(&self.cells[g], &self.ues, now, base_dbm, toward, out)
+            }),
+            Interference::Active => {
+                let victim_slot = self.cells[leg.cell.index()].radio.slot;
+                for &(g, base_dbm, toward) in &leg.interferers {
+                    let cell = &self.cells[g];
+                    for &(beam, share_db) in cell.activity.at(now, victim_slot) {
+                        out.push(base_dbm + cell.radio.gnb_array.gain_db(beam, toward) + share_db);
+                    }
+                }
+            }
         }
+    }
+
+    /// Recomputes the interfering links of UE `u`'s leg `l` from its latest channel update
+    /// (`Active` mode: a block's decoding then only adds the beams of its slot).
+    pub(super) fn refresh_interferers(&mut self, u: UeId, l: usize) {
+        let mut links = std::mem::take(&mut self.ues[u.index()].legs[l].interferers);
+        links.clear();
+        self.each_interferer(u, l, |g, base_dbm, toward| {
+            links.push((g, base_dbm, toward))
+        });
+        self.ues[u.index()].legs[l].interferers = links;
+    }
+
+    /// Calls `f(g, dBm)` for every other cell g on the carrier of UE `u`'s leg `l`, with
+    /// the power of its link at 0 dBi at both ends: the serving convention's ideal array
+    /// gain taken out.
+    fn each_omni(&self, u: UeId, l: usize, mut f: impl FnMut(usize, f64)) {
         let ue = &self.ues[u.index()];
         let serving = ue.legs[l].cell.index();
-        let own = &self.cells[serving];
-        let carrier = own.radio.num.carrier_hz;
-        let beams = self.interference != Interference::FullBufferOmni;
-        let ue_beam = beams.then(|| Bearing::between(ue.position, own.position));
+        let carrier = self.cells[serving].radio.num.carrier_hz;
         for (g, cell) in self.cells.iter().enumerate() {
             if g == serving || cell.radio.num.carrier_hz != carrier {
                 continue;
             }
             let r = &cell.radio;
-            // The link without the serving convention's ideal array gain: 0 dBi both ends.
-            let omni_dbm =
-                r.num.gnb_tx_power_dbm + ue.chans[g].last_sample().gain_db - r.bf_gain_db;
-            let Some(ue_beam) = ue_beam else {
-                out.push(omni_dbm);
-                continue;
-            };
+            f(
+                g,
+                r.num.gnb_tx_power_dbm + ue.chans[g].last_sample().gain_db - r.bf_gain_db,
+            );
+        }
+    }
+
+    /// Calls `f(g, dBm, direction)` for every other cell g on the carrier of UE `u`'s leg
+    /// `l`: its link's power through the UE's beam (pointed at the leg's own cell) and
+    /// without any gNB array gain, and the UE's direction seen from g.
+    fn each_interferer(&self, u: UeId, l: usize, mut f: impl FnMut(usize, f64, Bearing)) {
+        let ue = &self.ues[u.index()];
+        let own = &self.cells[ue.legs[l].cell.index()];
+        let ue_beam = Bearing::between(ue.position, own.position);
+        self.each_omni(u, l, |g, omni_dbm| {
+            let cell = &self.cells[g];
             let ue_gain_db = own
                 .radio
                 .ue_array
                 .gain_db(ue_beam, Bearing::between(ue.position, cell.position));
-            let toward_victim = Bearing::between(cell.position, ue.position);
-            let base_dbm = omni_dbm + ue_gain_db;
-            let beam_db = |beam: Bearing| r.gnb_array.gain_db(beam, toward_victim);
-            match self.interference {
-                Interference::Active => {
-                    for &(beam, share) in cell.activity.at(now, own.radio.slot) {
-                        out.push(base_dbm + beam_db(beam) + lin_to_db(share));
-                    }
-                }
-                _ => full_buffer(cell, &self.ues, now, base_dbm, beam_db, out),
-            }
-        }
+            f(
+                g,
+                omni_dbm + ue_gain_db,
+                Bearing::between(cell.position, ue.position),
+            );
+        });
     }
 }
 
 /// The beams of cell `cell` transmitting all the time, its time shared equally among the
 /// UEs it serves, into `out`; a cell serving nobody aims at the victim (its peak gain).
+/// `toward` is the victim's direction from the cell.
 fn full_buffer(
     cell: &Cell,
     ues: &[Ue],
     now: SimTime,
     base_dbm: f64,
-    beam_db: impl Fn(Bearing) -> f64,
+    toward: Bearing,
     out: &mut Vec<f64>,
 ) {
     if cell.legs.is_empty() {
@@ -223,8 +262,8 @@ fn full_buffer(
     }
     let share_db = -lin_to_db(cell.legs.len() as f64);
     for &(k, _) in &cell.legs {
-        let target = ues[k.index()].positions.before(now);
-        out.push(base_dbm + beam_db(Bearing::between(cell.position, target)) + share_db);
+        let beam = Bearing::between(cell.position, ues[k.index()].positions.before(now));
+        out.push(base_dbm + cell.radio.gnb_array.gain_db(beam, toward) + share_db);
     }
 }
 
@@ -254,17 +293,17 @@ mod tests {
         a.begin(US(0), US(100));
         a.record(b(1.0), 0.5);
         // A victim at 100 µs before the neighbour's slot at 100 µs has run...
-        assert_eq!(a.at(US(100), US(100)), &[(b(1.0), 0.5)]);
+        assert_eq!(a.at(US(100), US(100)), &[(b(1.0), lin_to_db(0.5))]);
         a.begin(US(100), US(100));
         a.record(b(2.0), 1.0);
         // ... and after: the same answer.
-        assert_eq!(a.at(US(100), US(100)), &[(b(1.0), 0.5)]);
-        assert_eq!(a.at(US(200), US(100)), &[(b(2.0), 1.0)]);
+        assert_eq!(a.at(US(100), US(100)), &[(b(1.0), lin_to_db(0.5))]);
+        assert_eq!(a.at(US(200), US(100)), &[(b(2.0), 0.0)]);
         // A neighbour that slept since: its last slot ended at 200 µs, before the victim's
         // previous slot [300, 400) µs began.
         assert!(a.at(US(400), US(100)).is_empty());
         // A victim with 125 µs slots at 250 µs: [125, 250) overlaps the slot at 100 µs.
-        assert_eq!(a.at(US(250), US(125)), &[(b(2.0), 1.0)]);
+        assert_eq!(a.at(US(250), US(125)), &[(b(2.0), 0.0)]);
     }
 
     /// The two-cell geometry of the world's `it/interference.rs`, hand-computed there: g1

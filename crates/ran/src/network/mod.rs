@@ -71,7 +71,7 @@ use crate::phy::amc::Amc;
 use crate::phy::numerology::Numerology;
 use crate::rlc::{Pdu, Rlc, RlcConfig, RlcStats, Sdu};
 use crate::view::UeView;
-use interference::{Activity, PositionHistory};
+use interference::{Activity, InterfererLink, PositionHistory};
 use mmtsim_channel::antenna::PanelArray;
 use mmtsim_channel::blockage::Outages;
 use mmtsim_channel::budget::thermal_noise_dbm;
@@ -233,6 +233,9 @@ struct Leg {
     /// Downlink signal power at the last channel update, dBm; `None` when a trace or an
     /// outage sets the SINR instead of the channel.
     dl_signal_dbm: Option<f64>,
+    /// The other cells' links to this leg's UE at the last channel update
+    /// (`Interference::Active`).
+    interferers: Vec<InterfererLink>,
     /// (time, DL SINR, UL SINR) of recent channel updates, for delayed reports.
     sinr_hist: VecDeque<(SimTime, f64, f64)>,
     /// (slot time, UE buffer status bytes) snapshots, for the delayed BSR.
@@ -252,6 +255,7 @@ impl Leg {
             los: false,
             sinr: [NO_SIGNAL_DB; 2],
             dl_signal_dbm: None,
+            interferers: Vec::new(),
             sinr_hist: VecDeque::new(),
             bsr_hist: VecDeque::new(),
             ul_granted: VecDeque::new(),
