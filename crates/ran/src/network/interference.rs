@@ -44,7 +44,8 @@
 //!
 //! The SINR a UE reports (the CQI the MCS is chosen from, `reported_sinr`) is the one
 //! computed at its channel updates, so it holds the interference present when it was
-//! measured; a block's decoding in `Active` mode uses the interference of its own slot.
+//! measured; a block's decoding in `Active` mode uses the interference at its own slot
+//! (by the rule above), over the signal of the latest channel update.
 //!
 //! # Simplifications
 //! - Downlink only: uplink SINR has no interference term (other cells' UEs are
@@ -53,6 +54,10 @@
 //!   slot before `t` counts, not every slot overlapping the victim's.
 //! - Interference is wideband: a neighbour using half its resource blocks adds half its
 //!   power to the whole band, not its full power to half of it.
+//! - Link gains, LOS and the UE's own beam are those of the UE's latest channel update
+//!   (every `channel_update`); per slot only the other cells' activity and beams change.
+//! - A UE on an SINR trace, or in a forced outage, takes the trace's (or no) SINR
+//!   whatever its neighbours do.
 
 use super::{Cell, Ran, Ue};
 use crate::config::Interference;
