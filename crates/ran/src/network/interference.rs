@@ -313,8 +313,9 @@ mod tests {
 
     /// The two-cell geometry of the world's `it/interference.rs`, hand-computed there: g1
     /// at (0, 0, 10) serves ue1 at (60, 0, 1.5); g2 at (−100, 10, 10) serves ue2 at
-    /// (−40, 5, 1.5); 2017 preset, UMi LOS, no fading or shadowing.
-    fn two_cells(mode: Interference) -> Ran {
+    /// (−40, 5, 1.5) (or, `ue2_cell` 0, g1 serves it too); 2017 preset, UMi LOS, no
+    /// fading or shadowing.
+    fn two_cells(mode: Interference, ue2_cell: usize) -> Ran {
         use crate::config::{CellConfig, CellRadio, RanConfig, UeConfig};
         use crate::mac::scheduler::SchedulerKind;
         use crate::pdcp::PdcpConfig;
@@ -374,7 +375,7 @@ mod tests {
             ],
             ues: vec![
                 ue(0, "ue1", 0, v(60.0, 0.0, 1.5)),
-                ue(1, "ue2", 1, v(-40.0, 5.0, 1.5)),
+                ue(1, "ue2", ue2_cell, v(-40.0, 5.0, 1.5)),
             ],
         };
         Ran::new(&cfg, &RngStreams::new(1))
@@ -384,7 +385,7 @@ mod tests {
     fn a_block_is_decoded_at_the_interference_of_its_own_slot() {
         // Hand values (it/interference.rs): ue1's SNR 40.3280 dB; with g2 sending to ue2
         // on the whole slot, 11.0946 dB.
-        let mut ran = two_cells(Interference::Active);
+        let mut ran = two_cells(Interference::Active, 1);
         let (ue1, ue2) = (UeId::from_index(0), UeId::from_index(1));
         let g2 = mmtsim_engine::ids::CellId::from_index(1);
         // 100 packets of 1400 B for ue2: more than one slot's 39,187-byte block.
@@ -409,8 +410,19 @@ mod tests {
         // The reported SINR of the update at 0 had no interference either; full buffer
         // counts g2 whether it sends or not.
         close(ran.ues[0].legs[0].sinr[0], 40.3280);
-        let ran = two_cells(Interference::FullBuffer);
+        let ran = two_cells(Interference::FullBuffer, 1);
         close(ran.ues[0].legs[0].sinr[0], 11.0946);
+    }
+
+    #[test]
+    fn a_full_buffer_cell_serving_nobody_aims_at_the_victim() {
+        // g2 serves nobody: its 8×8 beam's peak 10·log10(64) = 18.0618 dB toward ue1, so
+        // I = 30 − 107.6603 + 18.0618 + 11.5414 = −48.0571 dBm (the hand values of
+        // it/interference.rs) and SINR = −38.6719 − 10·log10(10^−7.9 + 10^−4.80571)
+        // = 9.3816 dB.
+        let ran = two_cells(Interference::FullBuffer, 0);
+        let sinr = ran.ues[0].legs[0].sinr[0];
+        assert!((sinr - 9.3816).abs() < 0.01, "{sinr}");
     }
 
     #[test]
