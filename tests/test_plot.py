@@ -95,3 +95,24 @@ def test_a_run_without_a_ran_has_no_radio_figure(tmp_path: Path):
         ["goodput.png", "rtt.png", "cwnd.png", "queue.png", "overview.png"])
     assert not (out / "plots" / "radio.png").exists()
     assert radio_figure(mmtsim.read_run(out)) is None
+
+
+def test_a_multi_cell_run_colours_the_sinr_by_serving_cell(tmp_path: Path, radio_run: Path):
+    # handover-split: ue-car is handed over from "mmw" to "lte" at 5 s.
+    from mmtsim.plot_cells import cells_figure
+
+    out = tmp_path / "run"
+    mmtsim.run(EXAMPLES / "handover-split.toml", out=out,
+               overrides={"simulation.duration": "6s"})
+    assert "cells.png" in {p.name for p in plot_run(out)}
+    res = mmtsim.read_run(out)
+    fig = cells_figure(res)
+    car = fig.axes[0]
+    colour = {line.get_label(): line.get_color() for line in car.lines}
+    assert set(colour) == {"served by mmw", "served by lte"}
+    assert colour["served by mmw"] != colour["served by lte"]
+    # The mmw segment ends, and the lte one starts, at the handover.
+    [lte] = [l for l in car.lines if l.get_label() == "served by lte"]
+    assert lte.get_xdata()[0] == pytest.approx(5.0, abs=0.002)
+    # A one-cell run has no cells figure.
+    assert cells_figure(mmtsim.read_run(radio_run)) is None

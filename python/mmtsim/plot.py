@@ -12,6 +12,9 @@ Files written into ``RUN/plots/``:
   (the presets give both directions the same SINR), the RLC buffer of a direction only
   when it ever holds data. The LOS panel has a row per UE with its NLOS periods shaded;
   with a single UE those periods are also shaded behind every other panel.
+- ``cells.png`` (runs with more than one cell): each UE's SINR coloured by its serving
+  cell, NLOS periods towards each cell shaded in a band of that cell's colour, handovers
+  marked (``plot_cells.py``).
 - ``overview.png``: every panel above, stacked on one time axis.
 
 Each sample of the ``ran`` table holds until the next one (``results.py`` documents the
@@ -30,6 +33,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
+from .plot_cells import cells_figure  # noqa: E402
 from .results import RunResult  # noqa: E402
 
 # Time series longer than this are thinned for drawing (the data files keep every sample).
@@ -225,8 +229,8 @@ def overview_figure(res: RunResult):
 
 
 def plot_run(run_dir: Path, out_dir: Path | None = None) -> list[Path]:
-    """Writes goodput.png, rtt.png, cwnd.png, queue.png, radio.png (with a RAN) and
-    overview.png; returns the paths."""
+    """Writes goodput.png, rtt.png, cwnd.png, queue.png, radio.png (with a RAN),
+    cells.png (with several cells) and overview.png; returns the paths."""
     res = RunResult.read(run_dir)
     out_dir = out_dir or run_dir / "plots"
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -234,6 +238,9 @@ def plot_run(run_dir: Path, out_dir: Path | None = None) -> list[Path]:
     radio = radio_figure(res)
     if radio is not None:
         figures.append(("radio", radio))
+    cells = cells_figure(res)
+    if cells is not None:
+        figures.append(("cells", cells))
     figures.append(("overview", overview_figure(res)))
     files = []
     for name, fig in figures:
