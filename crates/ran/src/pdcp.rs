@@ -9,8 +9,16 @@
 //!   t-Reordering everything before RX_REORD is released, skipping the gap. Delivered SDUs
 //!   have the PDCP header removed again (`bytes` back to the upper-layer size).
 //!
+//! Handover (TS 38.323 §5.1.2, PDCP re-establishment for AM bearers [TS38323 §5.1.2]): a
+//! transmitter built with [`PdcpTx::retaining`] keeps a copy of every SDU it numbered until
+//! the peer receiver has it ([`PdcpTx::release_received`]); at a handover the SDUs the
+//! receiver does not hold ([`PdcpTx::unreceived`], with [`PdcpRx::has_received`]) are sent
+//! again through the new RLC entity with their COUNTs: the data forwarding of
+//! TS 38.300 §9.2.3.2.2 [TS38300 §9.2.3.2.2] together with the receiver's status report,
+//! which the model reads directly from the receiving entity instead of sending it.
+//!
 //! Simplifications: no ciphering/integrity (no MAC-I), no header compression, no discard
-//! timer, no status reports. A received COUNT is taken relative to RX_DELIV as a signed
+//! timer, no status reports on the air (see the handover paragraph). A received COUNT is taken relative to RX_DELIV as a signed
 //! 32-bit distance (this is how TS 38.323 derives RCVD_COUNT from the SN, with the window
 //! of half the COUNT space instead of half the SN space); packets more than
 //! `2^(sn_bits−1)` ahead of RX_DELIV are discarded as outside the window.
@@ -64,6 +72,9 @@ pub struct PdcpTx {
     header_bytes: u32,
     /// TX_NEXT: COUNT of the next packet.
     tx_next: u32,
+    /// Copies of numbered SDUs the peer may not have yet, in COUNT order (only when
+    /// built with [`PdcpTx::retaining`]: lossless handover).
+    retained: Option<VecDeque<Sdu>>,
 }
 
 impl PdcpTx {
@@ -72,7 +83,60 @@ impl PdcpTx {
         PdcpTx {
             header_bytes: cfg.header_bytes,
             tx_next: 0,
+            retained: None,
         }
+    }
+
+    /// A fresh entity that keeps every SDU it numbers until the peer has received it, so
+    /// a handover can send again what the old leg did not deliver.
+    pub fn retaining(cfg: &PdcpConfig) -> Self {
+        PdcpTx {
+            retained: Some(VecDeque::new()),
+            ..PdcpTx::new(cfg)
+        }
+    }
+
+    /// Keeps a copy of `sdu` (just committed) for a later handover; no-op unless retaining.
+    pub fn retain(&mut self, sdu: Sdu) {
+        if let Some(r) = &mut self.retained {
+            r.push_back(sdu);
+        }
+    }
+
+    /// Drops the copies of the SDUs below `rx_deliv`: the receiver has delivered them
+    /// (COUNTs compared as signed 32-bit distances, as the receiver does).
+    pub fn release_received(&mut self, rx_deliv: u32) {
+        if let Some(r) = &mut self.retained {
+            while r
+                .front()
+                .is_some_and(|s| (s.count.wrapping_sub(rx_deliv) as i32) < 0)
+            {
+                r.pop_front();
+            }
+        }
+    }
+
+    /// The retained SDUs for which `received(count)` is false, in COUNT order (they stay
+    /// retained: a second handover before they arrive sends them again).
+    pub fn unreceived(&self, received: impl Fn(u32) -> bool, out: &mut Vec<Sdu>) {
+        if let Some(r) = &self.retained {
+            out.extend(r.iter().filter(|s| !received(s.count)).copied());
+        }
+    }
+
+    /// Forgets the copy of the SDU with COUNT `count` (an SDU a queue discipline dropped:
+    /// the loss was decided, a handover must not undo it).
+    pub fn forget(&mut self, count: u32) {
+        if let Some(r) = &mut self.retained {
+            if let Some(i) = r.iter().position(|s| s.count == count) {
+                r.remove(i);
+            }
+        }
+    }
+
+    /// Number of SDUs retained.
+    pub fn retained_len(&self) -> usize {
+        self.retained.as_ref().map_or(0, |r| r.len())
     }
 
     /// Numbers upper-layer packet `id` of `bytes` bytes. Returns the RLC SDU (header added,
@@ -200,6 +264,23 @@ impl PdcpRx {
         self.timer
     }
 
+    /// RX_DELIV as a 32-bit COUNT: everything below it was delivered or skipped.
+    pub fn rx_deliv(&self) -> u32 {
+        self.rx_deliv as u32
+    }
+
+    /// Whether the packet with COUNT `count` needs no further transmission: it is below
+    /// RX_DELIV (delivered or skipped) or waits in the reordering buffer.
+    pub fn has_received(&self, count: u32) -> bool {
+        let distance = count.wrapping_sub(self.rx_deliv as u32) as i32;
+        if distance < 0 {
+            return true;
+        }
+        self.buffer
+            .get(distance as usize)
+            .is_some_and(|s| s.is_some())
+    }
+
     /// t-Reordering expiry (TS 38.323 §5.2.2.2): releases everything below RX_REORD (skipping
     /// the gaps), then what follows in sequence.
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Sdu>) {
@@ -269,6 +350,46 @@ mod tests {
         }
         assert!(out.iter().all(|s| s.bytes == 1000));
         out.iter().map(|s| s.count).collect()
+    }
+
+    #[test]
+    fn a_retaining_transmitter_resends_exactly_what_the_receiver_lacks() {
+        // Five SDUs numbered 0..5; the receiver got 0, 1 and 3 (3 waits behind the gap at
+        // 2 with a 10 ms t-Reordering). After releasing below RX_DELIV = 2, the copies of
+        // 2, 3, 4 remain, and the ones to send again are 2 and 4.
+        let cfg = PdcpConfig::nr(ms(10));
+        let mut tx = PdcpTx::retaining(&cfg);
+        for id in 0..5 {
+            let (sdu, _) = tx.send(id, 1000);
+            tx.retain(sdu);
+        }
+        let mut r = PdcpRx::new(&cfg);
+        assert_eq!(rx(&mut r, ms(1), &[0, 1, 3]), vec![0, 1]);
+        assert_eq!(r.rx_deliv(), 2);
+        assert!(r.has_received(1) && r.has_received(3));
+        assert!(!r.has_received(2) && !r.has_received(4));
+        tx.release_received(r.rx_deliv());
+        assert_eq!(tx.retained_len(), 3);
+        let mut again = Vec::new();
+        tx.unreceived(|c| r.has_received(c), &mut again);
+        assert_eq!(
+            again.iter().map(|s| s.count).collect::<Vec<_>>(),
+            vec![2, 4]
+        );
+        // Their size is the numbered one (header included), as the RLC first took them.
+        assert!(again.iter().all(|s| s.bytes == 1003));
+        // Still retained: a second handover would send them again.
+        assert_eq!(tx.retained_len(), 3);
+        tx.forget(4);
+        assert_eq!(tx.retained_len(), 2);
+    }
+
+    #[test]
+    fn a_plain_transmitter_retains_nothing() {
+        let mut tx = PdcpTx::new(&PdcpConfig::default());
+        let (sdu, _) = tx.send(1, 100);
+        tx.retain(sdu);
+        assert_eq!(tx.retained_len(), 0);
     }
 
     #[test]

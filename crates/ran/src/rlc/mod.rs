@@ -104,6 +104,15 @@ impl Rlc {
         }
     }
 
+    /// PDCP hands down an SDU sent again at a handover (lossless data forwarding): taken
+    /// whatever the buffer limit.
+    pub fn send_forwarded_sdu(&mut self, now: SimTime, sdu: Sdu) {
+        match self {
+            Rlc::Am(e) => e.send_forwarded_sdu(now, sdu),
+            Rlc::Um(e) => e.send_forwarded_sdu(now, sdu),
+        }
+    }
+
     /// What the MAC must report and serve now.
     pub fn buffer_status(&self, now: SimTime) -> BufferStatus {
         match self {

@@ -70,6 +70,16 @@ impl TxQueue {
         Ok(())
     }
 
+    /// Appends an SDU whatever the buffer limit: PDCP data sent again by a handover
+    /// (the source's buffer and unacknowledged PDUs together may exceed one buffer, and
+    /// lossless handover must not lose them to the limit).
+    pub(crate) fn push_forwarded(&mut self, now: SimTime, sdu: Sdu, stats: &mut RlcStats) {
+        let limit = std::mem::replace(&mut self.limit_bytes, 0);
+        let r = self.push(now, sdu, stats);
+        self.limit_bytes = limit;
+        debug_assert!(r.is_ok(), "no limit, no refusal");
+    }
+
     pub(crate) fn is_empty(&self) -> bool {
         self.sdus.is_empty()
     }

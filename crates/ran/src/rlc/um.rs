@@ -97,6 +97,11 @@ impl UmEntity {
         self.txq.push(now, sdu, &mut self.stats)
     }
 
+    /// See [`super::Rlc::send_forwarded_sdu`].
+    pub fn send_forwarded_sdu(&mut self, now: SimTime, sdu: Sdu) {
+        self.txq.push_forwarded(now, sdu, &mut self.stats)
+    }
+
     /// See [`super::Rlc::buffer_status`].
     pub fn buffer_status(&self, now: SimTime) -> BufferStatus {
         BufferStatus {

@@ -245,6 +245,11 @@ impl AmEntity {
         self.txq.push(now, sdu, &mut self.stats)
     }
 
+    /// See [`super::Rlc::send_forwarded_sdu`].
+    pub fn send_forwarded_sdu(&mut self, now: SimTime, sdu: Sdu) {
+        self.txq.push_forwarded(now, sdu, &mut self.stats)
+    }
+
     /// See [`super::Rlc::buffer_status`].
     pub fn buffer_status(&self, now: SimTime) -> BufferStatus {
         let status_bytes = if self.status_requested && !self.status_prohibited(now) {
