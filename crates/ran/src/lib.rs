@@ -4,6 +4,8 @@
 //! - [`mac`]: HARQ, schedulers, scheduling requests, buffer status reports and grants.
 //! - [`rlc`]: RLC AM and UM entities (segmentation, ARQ, buffers).
 //! - [`pdcp`]: PDCP header overhead and in-order delivery.
+//! - [`rrc`]: connected-mode mobility: measurement filtering, the handover decision and the
+//!   handover procedure, as pure state machines.
 //! - [`network`]: cells and UEs advanced slot by slot: the data path through all of the above.
 //! - [`view`]: the per-UE cross-layer view transport code may read.
 //! - [`config`]: the resolved configuration the scenario layer builds.
@@ -15,4 +17,5 @@ pub mod network;
 pub mod pdcp;
 pub mod phy;
 pub mod rlc;
+pub mod rrc;
 pub mod view;
