@@ -11,6 +11,7 @@ use crate::mac::scheduler::SchedulerKind;
 use crate::pdcp::PdcpConfig;
 use crate::phy::numerology::Numerology;
 use crate::rlc::RlcConfig;
+use crate::rrc::HandoverConfig;
 use mmtsim_channel::geometry::{Aabb, Vec3};
 use mmtsim_channel::link::LinkParams;
 use mmtsim_channel::mobility::MobilitySpec;
@@ -38,6 +39,8 @@ pub struct RanConfig {
     pub cells: Vec<CellConfig>,
     /// The UEs, by `UeId`.
     pub ues: Vec<UeConfig>,
+    /// Measurement-based handover (algorithm "none": off).
+    pub handover: HandoverConfig,
 }
 
 /// How other cells on a UE's serving carrier interfere with its downlink (see the

@@ -291,6 +291,13 @@ pub struct UeSummary {
     pub cell_switches: u64,
     /// Blocks in HARQ processes discarded by a change of serving cell (MAC reset).
     pub harq_reset_drops: PerDirection<u64>,
+    /// Handovers completed (scripted and measurement-based; rows of the `handovers`
+    /// table with `success` and a kind other than "reestablishment").
+    pub handovers: u64,
+    /// Measurement-based handovers that failed (random access on the target).
+    pub handover_failures: u64,
+    /// RRC re-establishments after a failed handover.
+    pub reestablishments: u64,
 }
 
 /// One cell.

@@ -377,6 +377,7 @@ mod tests {
                 ue(0, "ue1", 0, v(60.0, 0.0, 1.5)),
                 ue(1, "ue2", ue2_cell, v(-40.0, 5.0, 1.5)),
             ],
+            handover: Default::default(),
         };
         Ran::new(&cfg, &RngStreams::new(1))
     }

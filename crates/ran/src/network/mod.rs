@@ -18,12 +18,14 @@
 //! Each cell has its own [`CellRadio`](crate::config::CellRadio): numerology (slot length,
 //! bandwidth, TDD pattern, MCS table, TBS rule, HARQ processes), scheduler, report delays
 //! and propagation model (carrier frequency). A UE is served by one cell at a time; which
-//! one is run-time state behind [`Ran::serving_cell`] and [`Ran::switch_serving`], the one
-//! API that scripted events, and later measurement-based handover, drive. The UE's bearer
-//! belongs to the UE, not to a cell: its PDCP entities and one `Leg` per serving cell
-//! (RLC at both ends, HARQ, reports) survive a change of serving cell, see
-//! [`Ran::switch_serving`] for what a switch resets; a second leg on a secondary cell makes
-//! a split bearer (dual connectivity, [`Ran::add_secondary`]).
+//! one is run-time state behind [`Ran::serving_cell`]. Scripted events change it at once
+//! with [`Ran::switch_serving`] (the bearer moves intact, no interruption);
+//! measurement-based handover (`handover.rs`, decided by [`crate::rrc`]) takes the
+//! procedure with its costs: detach, interruption, RLC re-establishment and PDCP
+//! forwarding, random access on the target, and a failure path. The UE's bearer belongs to
+//! the UE, not to a cell: its PDCP entities and one `Leg` per serving cell (RLC at both
+//! ends, HARQ, reports); a second leg on a secondary cell makes a split bearer (dual
+//! connectivity, [`Ran::add_secondary`]).
 //!
 //! # Time
 //! A cell runs one event per slot while it has anything to do (data in either direction,
@@ -59,9 +61,14 @@
 //! - No MAC subheaders (ns-3 mmWave 2017 assumes 0 MAC header bytes too).
 
 mod channel;
+mod handover;
 mod interference;
+mod measure;
 mod schedule;
 mod slot;
+
+pub use handover::{HandoverRecord, MeasurementLog, RrcEvent};
+pub use measure::Measured;
 
 use crate::config::{CellRadio, Interference, RanConfig};
 use crate::mac::harq::Harq;
@@ -70,6 +77,7 @@ use crate::pdcp::{PdcpRx, PdcpTx};
 use crate::phy::amc::Amc;
 use crate::phy::numerology::Numerology;
 use crate::rlc::{Pdu, Rlc, RlcConfig, RlcStats, Sdu};
+use crate::rrc::{Algorithm, HandoverKind};
 use crate::view::UeView;
 use interference::{Activity, InterfererLink, PositionHistory};
 use mmtsim_channel::antenna::PanelArray;
@@ -117,6 +125,10 @@ pub struct UeStats {
     pub harq_reset_drops: [u64; 2],
     /// Changes of serving cell.
     pub cell_switches: u64,
+    /// Measurement-based handovers that failed (random access on the target).
+    pub handover_failures: u64,
+    /// RRC re-establishments after a failure.
+    pub reestablishments: u64,
 }
 
 /// A sample of one UE's radio state, for the `ran` time series.
@@ -312,6 +324,10 @@ pub struct Ran {
     interf: Vec<f64>,
     /// The running cell's legs, copied at the start of its slot.
     slot_legs: Vec<(UeId, usize)>,
+    /// Measurement-based handover, when on.
+    ho: Option<handover::HoState>,
+    /// Every change of serving cell (and failed attempt), in time order.
+    ho_records: Vec<HandoverRecord>,
 }
 
 impl Ran {
@@ -349,6 +365,19 @@ impl Ran {
             slot_legs: Vec::new(),
             rlc_cfg: cfg.rlc.clone(),
             gains: Vec::new(),
+            ho: (cfg.handover.algorithm != Algorithm::None)
+                .then(|| handover::HoState::new(&cfg.handover, cfg.cells.len(), cfg.ues.len())),
+            ho_records: Vec::new(),
+        };
+        // Handover re-establishes RLC: PDCP keeps what the receivers may lack, to send it
+        // again (lossless) or to free it (its packets are the world's).
+        let retain = ran.ho.is_some();
+        let pdcp_tx = || {
+            if retain {
+                PdcpTx::retaining(&cfg.pdcp)
+            } else {
+                PdcpTx::new(&cfg.pdcp)
+            }
         };
         for (i, u) in cfg.ues.iter().enumerate() {
             let chans = cfg
@@ -389,7 +418,7 @@ impl Ran {
                 position: Vec3::default(),
                 positions: PositionHistory::new(start),
                 legs,
-                pdcp_tx: [PdcpTx::new(&cfg.pdcp), PdcpTx::new(&cfg.pdcp)],
+                pdcp_tx: [pdcp_tx(), pdcp_tx()],
                 pdcp_rx: [PdcpRx::new(&cfg.pdcp), PdcpRx::new(&cfg.pdcp)],
                 view: UeView::default(),
                 stats: UeStats::default(),
@@ -480,6 +509,8 @@ impl Ran {
             return Err(());
         }
         u.pdcp_tx[d].commit();
+        u.pdcp_tx[d].retain(sdu);
+        u.pdcp_tx[d].release_received(u.pdcp_rx[d].rx_deliv());
         let c = u.legs[leg].cell;
         Ok(self.wake(c, now))
     }
@@ -541,9 +572,10 @@ impl Ran {
     ///   before the switch).
     /// - **Simplification:** the bearer (PDCP and RLC entities with their buffers and
     ///   state) moves with the UE intact, as if the source forwarded it to the target
-    ///   with no delay. 3GPP re-establishes RLC [TS38322 §5.1.2] and forwards PDCP SDUs
-    ///   over Xn [TS38323 §5.1.2]; that, and its interruption time, belong to the
-    ///   handover model, not to this association API.
+    ///   with no delay, and the UE is never unserved. This is the scripted handover's
+    ///   instant form; the measurement-based handover (`handover.rs`) re-establishes RLC
+    ///   [TS38322 §5.1.2], sends PDCP SDUs again [TS38323 §5.1.2] and interrupts service.
+    /// - The change is recorded in [`Ran::handover_records`] (kind "scripted").
     pub fn switch_serving(
         &mut self,
         now: SimTime,
@@ -577,6 +609,17 @@ impl Ran {
         leg.ul_granted.clear();
         leg.avg_bytes = [0.0; 2];
         u.stats.cell_switches += 1;
+        self.ho_records.push(HandoverRecord {
+            at: now,
+            ue,
+            from,
+            to,
+            kind: HandoverKind::Scripted,
+            interruption: SimTime::ZERO,
+            forwarded_bytes: 0,
+            success: true,
+        });
+        let u = &mut self.ues[ue.index()];
         // The new serving link's channel, now.
         u.next_channel = now;
         self.update_channel(ue, now);

@@ -33,7 +33,12 @@ impl Ran {
         for &(u, l) in &legs {
             for side in 0..2 {
                 self.sdus.clear();
-                self.ues[u.index()].legs[l].rlc[side].take_dropped(&mut self.sdus);
+                let ue = &mut self.ues[u.index()];
+                ue.legs[l].rlc[side].take_dropped(&mut self.sdus);
+                // A dropped SDU is lost for good: a handover must not send it again.
+                for s in &self.sdus {
+                    ue.pdcp_tx[side].forget(s.count);
+                }
                 out.dropped.extend(self.sdus.iter().map(|s| s.id));
             }
         }

@@ -40,6 +40,7 @@ pub fn validate(
         errs.push(e);
     }
     crate::cell::validate(r, node_names, errs);
+    super::handover::validate(&r.handover, errs);
     if SchedulerKind::from_name(&r.scheduler).is_none() {
         errs.push((
             "ran.scheduler".into(),

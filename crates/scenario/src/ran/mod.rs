@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 mod checks;
+pub mod handover;
 mod resolution;
 
 pub use checks::{validate, SinrTraces, MAX_RANDOM_OBSTACLES, MAX_UES};
@@ -88,6 +89,9 @@ pub struct Ran {
     /// Lanes of moving vehicles (cars, buses) that block the links they pass between.
     #[serde(default)]
     pub vehicles: Vec<VehicleLane>,
+    /// Measurement-based handover (default: off, only scripted handovers).
+    #[serde(default)]
+    pub handover: handover::HandoverTable,
 }
 
 fn default_preset() -> String {

@@ -222,6 +222,7 @@ pub fn ran_config(
         vehicles: r.vehicles.iter().map(lane).collect(),
         cells,
         ues,
+        handover: super::handover::resolve(&r.handover),
     })
 }
 

@@ -3,6 +3,7 @@
 //! `transport.rs`, sampled time series `sample.rs`, the summary at the end `summary.rs`.
 
 mod forward;
+mod mobility;
 mod reader;
 mod sample;
 mod summary;
@@ -92,6 +93,10 @@ enum Ev {
     Slot(CellId),
     /// The scenario's `[[events]]` entry with this index.
     Scripted(u32),
+    /// A measurement instant of every UE (measurement-based handover).
+    Measure,
+    /// A deadline of a UE's handover procedure.
+    Rrc(UeId),
 }
 
 struct Sim {
@@ -209,6 +214,7 @@ pub fn run(loaded: &Loaded, ctl: &RunControl) -> Result<RunOutput, RunError> {
     }
     sim.q
         .schedule_in_class(SimTime::ZERO, CLASS_LATE, Ev::Sample);
+    sim.start_measurements();
 
     let mut since_check = 0u32;
     while let Some(t) = sim.q.peek_time() {
@@ -280,6 +286,8 @@ impl Sim {
             Ev::Sample => self.take_sample(now),
             Ev::Slot(c) => self.slot(now, c),
             Ev::Scripted(i) => self.scripted(now, i as usize),
+            Ev::Measure => self.measure(now),
+            Ev::Rrc(ue) => self.rrc(now, ue),
         }
     }
 
@@ -287,6 +295,13 @@ impl Sim {
     fn scripted(&mut self, now: SimTime, i: usize) {
         let ran = self.ran.as_mut().expect("validated: events need a RAN");
         match self.events[i].1 {
+            Action::Handover { ue, .. } if ran.in_handover(ue) => {
+                self.event_notices.push(format!(
+                    "events[{i}] at {:.3} s: {} is in a measurement-based handover: no scripted handover",
+                    now.secs_f64(),
+                    self.ue_names[ue.index()],
+                ));
+            }
             Action::Handover { ue, to } if ran.serving_cell(ue) == to => {
                 self.event_notices.push(format!(
                     "events[{i}] at {:.3} s: {} is already served by {}: no handover",

@@ -12,6 +12,7 @@ use crate::summary::{
 use mmtsim_engine::ids::{CellId, UeId};
 use mmtsim_engine::metrics::Thinning;
 use mmtsim_engine::SimTime;
+use mmtsim_ran::rrc::HandoverKind;
 use mmtsim_scenario::Loaded;
 
 impl Sim {
@@ -374,6 +375,44 @@ impl Sim {
                 ],
             });
         }
+        if let Some(ran) = self.ran.as_mut() {
+            let h = ran.handover_records();
+            tables.push(Table {
+                name: "handovers",
+                columns: vec![
+                    u64c("t_ns", h.iter().map(|r| r.at.ns()).collect()),
+                    u32c("ue", h.iter().map(|r| r.ue.0).collect()),
+                    u32c("from", h.iter().map(|r| r.from.0).collect()),
+                    u32c("to", h.iter().map(|r| r.to.0).collect()),
+                    u32c("kind", h.iter().map(|r| r.kind.code()).collect()),
+                    f64c(
+                        "interruption_ms",
+                        h.iter().map(|r| r.interruption.secs_f64() * 1e3).collect(),
+                    ),
+                    u64c(
+                        "forwarded_bytes",
+                        h.iter().map(|r| r.forwarded_bytes).collect(),
+                    ),
+                    u32c("success", h.iter().map(|r| r.success as u32).collect()),
+                ],
+            });
+            if ran.measurement_period().is_some() {
+                let m = ran.take_measurement_log();
+                if !m.t_ns.is_empty() {
+                    tables.push(Table {
+                        name: "measurements",
+                        columns: vec![
+                            u64c("t_ns", m.t_ns),
+                            u32c("ue", m.ue),
+                            u32c("cell", m.cell),
+                            f64c("rsrp_dbm", m.rsrp_dbm),
+                            f64c("sinr_db", m.sinr_db),
+                            f64c("rsrp_filtered_dbm", m.rsrp_filtered_dbm),
+                        ],
+                    });
+                }
+            }
+        }
         tables
     }
 
@@ -429,6 +468,15 @@ impl Sim {
                         .map(|c| self.cell_names[c.index()].clone()),
                     cell_switches: st.cell_switches,
                     harq_reset_drops: st.harq_reset_drops.into(),
+                    handovers: ran
+                        .handover_records()
+                        .iter()
+                        .filter(|r| {
+                            r.ue == ue && r.success && r.kind != HandoverKind::Reestablishment
+                        })
+                        .count() as u64,
+                    handover_failures: st.handover_failures,
+                    reestablishments: st.reestablishments,
                 }
             })
             .collect();

@@ -9,6 +9,7 @@ mod core;
 mod cubic_curve;
 mod determinism;
 mod dual;
+mod handover;
 mod interference;
 mod mathis;
 mod metrics;
