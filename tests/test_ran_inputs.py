@@ -123,6 +123,19 @@ CASES += [
     ("vehicle-reversing", ("max_m = [40, 40, 20]\n", "max_m = [40, 40, 20]\n" + LANE.replace("speed_mps = 10", "speed_mps = -3")),
      ["ran.vehicles[0]", "-3", "speed"]),
 ]
+# Measurement-based handover ([ran.handover]).
+CASES += [
+    ("handover-unknown-algorithm", ('preset = "mmwave-2017"\n', 'preset = "mmwave-2017"\nhandover = { algorithm = "a4" }\n'),
+     ["ran.handover.algorithm", '"a4"', "none, a3, threshold"]),
+    ("handover-filter-k-too-large", ('preset = "mmwave-2017"\n', 'preset = "mmwave-2017"\nhandover = { filter_k = 20 }\n'),
+     ["ran.handover.filter_k", "20", "0 to 19"]),
+    ("handover-zero-measurement-period", ('preset = "mmwave-2017"\n', 'preset = "mmwave-2017"\nhandover = { measurement_period = "0s" }\n'),
+     ["ran.handover.measurement_period", "longer than zero"]),
+    ("handover-negative-hysteresis", ('preset = "mmwave-2017"\n', 'preset = "mmwave-2017"\nhandover = { hysteresis_db = -1.0 }\n'),
+     ["ran.handover.hysteresis_db", "-1", "0 to 15"]),
+    ("handover-ttt-without-unit", ('preset = "mmwave-2017"\n', 'preset = "mmwave-2017"\nhandover = { ttt = 100 }\n'),
+     ["ran.handover.ttt", "bare number has no unit"]),
+]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])

@@ -9,6 +9,12 @@ Tables and their columns (units in the names):
 - ``queue``: link, t_s, bytes, packets, drops (cumulative) — ``link`` indexes
   ``summary["links"]`` (each link has a forward and a reverse direction)
 - ``owd``: flow, t_s, owd_ms — UDP one-way delays
+- ``ran`` (with a RAN): ue, t_s, SINR, MCS, LOS, RLC occupancy, position, serving cell
+- ``handovers`` (with a RAN): t_s, ue, from, to (cells), kind ("a3", "threshold",
+  "scripted", "reestablishment"), interruption_ms, forwarded_bytes, success — one row
+  per change of serving cell or failed attempt
+- ``measurements`` (with ``ran.handover.log_measurements_every``): t_s, ue, cell,
+  rsrp_dbm, sinr_db, rsrp_filtered_dbm
 
 ``flow`` indexes ``summary["flows"]``.
 """
@@ -30,7 +36,12 @@ _COLUMNS = {
     "queue": ("link", "t_s", "bytes"),
     "owd": ("flow", "t_s", "owd_ms"),
     "ran": ("ue", "t_s"),
+    "handovers": ("t_s", "ue", "from", "to", "kind", "success"),
+    "measurements": ("t_s", "ue", "cell", "rsrp_dbm"),
 }
+#: The ``kind`` column of ``handovers``: Rust writes the index into this tuple
+#: (``HandoverKind::NAMES``).
+HANDOVER_KINDS = ("a3", "threshold", "scripted", "reestablishment")
 
 
 #: Reading order of the flows table: who, how, what it got, what it cost.
@@ -50,7 +61,7 @@ def _cell(v) -> str:
 class RunFolderError(ValueError):
     """A run folder that is missing, incomplete or damaged (bad input: exit code 2)."""
 #: Written only by runs with a radio access network.
-RAN_TABLES = ("ran",)
+RAN_TABLES = ("ran", "handovers", "measurements")
 _U64_MAX = np.iinfo(np.uint64).max
 
 
@@ -62,6 +73,10 @@ def _convert(name: str, cols: dict[str, np.ndarray]) -> dict[str, Any]:
             out["t_s"] = v.astype(np.float64) * 1e-9
         elif k in ("rtt_us", "owd_us"):
             out[k.replace("_us", "_ms")] = v.astype(np.float64) * 1e-3
+        elif name == "handovers" and k == "kind" and v.dtype.kind in "iu":
+            out[k] = np.array(HANDOVER_KINDS, dtype=str)[v.astype(np.int64)]
+        elif name == "handovers" and k == "success" and v.dtype.kind in "iu":
+            out[k] = v.astype(bool)
         else:
             out[k] = v
     return out
