@@ -401,3 +401,62 @@ fn bad_handover_keys_name_key_and_value() {
         assert!(e.contains(key) && e.contains(value), "{ho}: {e}");
     }
 }
+
+#[test]
+fn the_threshold_rule_hands_over_where_the_serving_sinr_crosses_it() {
+    // Serving SINR in LOS without interference: P_tx + G_bf − (61.4 + 20·log10 dA) − N,
+    // with the 2017 preset's P_tx, 64 × 16 array gain and thermal noise over its
+    // bandwidth with its noise figure (kT = −174 dBm/Hz at 290 K). Threshold 35 dB, Hys 1 dB, k = 0, TTT 40 ms, 10 ms
+    // period: the rule holds once SINR_A < 35 dB (B is then about 6 dB better, so the
+    // hysteresis part holds already); served 56 ms after the trigger.
+    let num = mmtsim_ran::phy::numerology::preset("mmwave-2017").expect("preset");
+    let gain_db = 10.0 * ((num.gnb_antennas * num.ue_antennas) as f64).log10();
+    let noise_dbm = -174.0 + 10.0 * num.bandwidth_hz.log10() + num.ue_noise_figure_db;
+    let budget_db = num.gnb_tx_power_dbm + gain_db - noise_dbm;
+    let thr_db = 35.0;
+    // 20·log10(dA) = budget − 61.4 − thr; x = sqrt(dA² − h²).
+    let da = 10f64.powf((budget_db - 61.4 - thr_db) / 20.0);
+    let x = (da * da - DH_M * DH_M).sqrt();
+    let w = Walk {
+        l_m: 200.0,
+        x0_m: 20.0,
+        v_mps: 10.0,
+        duration: "13s",
+    };
+    assert!(x > 100.0 && x < 150.0, "x = {x}");
+    let (db, hys) = (((200.0 - x) * (200.0 - x) + DH_M * DH_M).sqrt(), 1.0);
+    assert!(
+        20.0 * (da / db).log10() > hys,
+        "B is not yet better by Hys at the threshold"
+    );
+    let t_s = (x - w.x0_m) / w.v_mps;
+    let k = t_s / 0.01;
+    assert!((k - k.round()).abs() > 1e-6);
+    let trigger = k.ceil() as u64 * 10 * MS + 40 * MS;
+    let ho = format!(
+        "algorithm = \"threshold\"\nsinr_threshold_db = {thr_db}\nhysteresis_db = {hys}\nttt = \"40ms\"\nfilter_k = 0\nmeasurement_period = \"10ms\"\n"
+    );
+    let out = run_toml(&scenario(&w, &ho, "", "", CBR_1M));
+    let h = handovers(&out);
+    assert_eq!(h.len(), 1, "{h:?}");
+    assert_eq!((h[0].1, h[0].2, h[0].3, h[0].6), (0, 1, 1, 1));
+    assert_eq!(h[0].0, trigger + 56 * MS);
+}
+
+#[test]
+fn handovers_are_deterministic_with_random_channels() {
+    // Fading and shadowing on: same scenario and seed, same handovers and flow figures.
+    let w = Walk {
+        l_m: 60.0,
+        x0_m: 10.0,
+        v_mps: 10.0,
+        duration: "4s",
+    };
+    let s = scenario(&w, A3_FAST, "", "", TCP_50M)
+        .replace("fading = false", "fading = true\nshadowing = true");
+    let (a, b) = (run_toml(&s), run_toml(&s));
+    assert!(!handovers(&a).is_empty());
+    assert_eq!(handovers(&a), handovers(&b));
+    assert_eq!(a.summary["flows"], b.summary["flows"]);
+    assert_eq!(a.summary["ues"], b.summary["ues"]);
+}
