@@ -4,8 +4,8 @@
 //!
 //! - [`measure`]: layer-3 filtering of measurements [TS38331 §5.5.3.2].
 //! - [`trigger`]: the handover decision: event A3 with hysteresis and time-to-trigger
-//!   [TS38331 §5.5.4.4], or an SINR threshold (ns-3 mmWave's threshold handover
-//!   [NS3-MMW-HEAD]).
+//!   [TS38331 §5.5.4.4], or an SINR threshold (which includes ns-3 mmWave's threshold
+//!   handover [NS3-MMW-HEAD] as a special case).
 //! - [`procedure`]: the timeline of one handover [TS38300 §9.2.3.2]: measurement report,
 //!   preparation over Xn, handover command, detach and interruption, random access on the
 //!   target, and on failure the radio link failure and re-establishment.
@@ -17,8 +17,9 @@
 //!   `offset_db` (Off) and one `hysteresis_db` (Hys) for every cell pair.
 //! - Measurement gaps, beam sweeping and SSB timing are not modelled: a UE measures every
 //!   cell at every measurement instant.
-//! - Time-to-trigger is fixed. A dynamic time-to-trigger (seed 002's setting) is not
-//!   implemented: its rule is not given in the material this project has.
+//! - Time-to-trigger is fixed, or dynamic as in ns-3 mmWave's `DYNAMIC_TTT` handover mode
+//!   [NS3-MMW-HEAD] (the multi-connectivity work the seed papers' simulations build on):
+//!   [`DynamicTtt`], re-evaluated at each measurement instant.
 
 pub mod measure;
 pub mod procedure;
@@ -82,6 +83,51 @@ impl HandoverKind {
     }
 }
 
+/// A time-to-trigger that shrinks as the candidate gets better: with Δ the candidate's
+/// filtered SINR minus the serving cell's (dB), TTT = `max` for Δ ≤ `diff_min_db`, `min`
+/// for Δ ≥ `diff_max_db`, and linear in Δ between (ns-3 mmWave `LteEnbRrc::ComputeTtt`,
+/// defaults 25 ms, 150 ms, 3 dB, 20 dB [NS3-MMW-HEAD]).
+///
+/// Simplification: ns-3 fixes the TTT from Δ when the condition first holds; here it is
+/// taken from the Δ of each measurement instant, so a candidate that improves triggers
+/// sooner.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DynamicTtt {
+    /// Shortest TTT (large Δ).
+    pub min: SimTime,
+    /// Longest TTT (small Δ).
+    pub max: SimTime,
+    /// Δ at and below which the TTT is `max`, dB.
+    pub diff_min_db: f64,
+    /// Δ at and above which the TTT is `min`, dB.
+    pub diff_max_db: f64,
+}
+
+impl DynamicTtt {
+    /// ns-3 mmWave's defaults (`MinDynTttValue`, `MaxDynTttValue`, `MinDiffValue`,
+    /// `MaxDiffValue`).
+    pub const NS3: DynamicTtt = DynamicTtt {
+        min: SimTime::from_ms(25),
+        max: SimTime::from_ms(150),
+        diff_min_db: 3.0,
+        diff_max_db: 20.0,
+    };
+
+    /// The TTT for an SINR advantage of `delta_db`.
+    pub fn ttt(&self, delta_db: f64) -> SimTime {
+        if delta_db <= self.diff_min_db {
+            return self.max;
+        }
+        if delta_db >= self.diff_max_db {
+            return self.min;
+        }
+        let frac = (delta_db - self.diff_min_db) / (self.diff_max_db - self.diff_min_db);
+        let span = self.max.saturating_sub(self.min).ns() as f64;
+        self.max
+            .saturating_sub(SimTime::from_ns((frac * span).round() as u64))
+    }
+}
+
 /// The resolved `[ran.handover]` table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HandoverConfig {
@@ -97,6 +143,8 @@ pub struct HandoverConfig {
     pub hysteresis_db: f64,
     /// Time-to-trigger.
     pub ttt: SimTime,
+    /// A dynamic time-to-trigger instead of `ttt`.
+    pub dynamic_ttt: Option<DynamicTtt>,
     /// Threshold algorithm: serving SINR below which a handover is considered, dB.
     pub sinr_threshold_db: f64,
     /// Measurement report to the source gNB (uplink RRC message, one way).
@@ -140,6 +188,7 @@ impl Default for HandoverConfig {
             offset_db: 3.0,
             hysteresis_db: 1.0,
             ttt: SimTime::from_ms(160),
+            dynamic_ttt: None,
             sinr_threshold_db: -5.0,
             report_delay: SimTime::from_ms(1),
             command_delay: SimTime::from_ms(1),

@@ -15,16 +15,20 @@
 //! only cells on the serving cell's carrier are neighbours (another carrier's RSRP is not
 //! comparable: its path loss and bandwidth differ).
 //!
-//! **Threshold** (the SINR rule of ns-3 mmWave's threshold handover [NS3-MMW-HEAD],
-//! shaped like event A5 on SINR): the serving cell's filtered SINR is below the threshold
-//! and the best other cell's (any carrier) exceeds it by more than Hys, at every
-//! measurement during time-to-trigger; the target is the best cell at the trigger.
+//! **Threshold** (shaped like event A5, on SINR): the serving cell's filtered SINR is
+//! below the threshold and the best other cell's (any carrier) exceeds it by more than
+//! Hys, at every measurement during time-to-trigger; the target is the best cell at the
+//! trigger. ns-3 mmWave's `THRESHOLD` handover mode [NS3-MMW-HEAD] hands over as soon as
+//! the best cell's SINR exceeds the serving cell's by more than `HoSinrDifference` (5 dB):
+//! this rule with a threshold above any SINR, Hys = 5 dB and TTT = 0.
 //!
 //! Time-to-trigger is checked at measurement instants: a condition first seen at t
 //! triggers at the first measurement at or after t + TTT, so with a TTT that is a
-//! multiple of the measurement period, exactly at t + TTT.
+//! multiple of the measurement period, exactly at t + TTT. With a dynamic TTT
+//! ([`super::DynamicTtt`]) the TTT of an instant is taken from the candidate's filtered
+//! SINR advantage over the serving cell then.
 
-use super::{Algorithm, HandoverConfig};
+use super::{Algorithm, DynamicTtt, HandoverConfig};
 use mmtsim_engine::ids::CellId;
 use mmtsim_engine::SimTime;
 
@@ -50,6 +54,7 @@ pub struct Trigger {
     offset_db: f64,
     hysteresis_db: f64,
     ttt: SimTime,
+    dynamic_ttt: Option<DynamicTtt>,
     sinr_threshold_db: f64,
     /// A3: per cell, since when the entering condition has held (untriggered cells).
     entering: Vec<Option<SimTime>>,
@@ -69,6 +74,7 @@ impl Trigger {
             offset_db: cfg.offset_db,
             hysteresis_db: cfg.hysteresis_db,
             ttt: cfg.ttt,
+            dynamic_ttt: cfg.dynamic_ttt,
             sinr_threshold_db: cfg.sinr_threshold_db,
             entering: vec![None; cells],
             leaving: vec![None; cells],
@@ -102,8 +108,11 @@ impl Trigger {
         }
     }
 
-    fn held(&self, since: SimTime, now: SimTime) -> bool {
-        now.saturating_sub(since) >= self.ttt
+    /// Whether a condition that has held since `since` has held for the TTT, the
+    /// candidate being `delta_db` better in SINR than the serving cell now.
+    fn held(&self, since: SimTime, now: SimTime, delta_db: f64) -> bool {
+        let ttt = self.dynamic_ttt.map_or(self.ttt, |d| d.ttt(delta_db));
+        now.saturating_sub(since) >= ttt
     }
 
     fn a3(
@@ -126,7 +135,7 @@ impl Trigger {
             if !self.triggered[n] {
                 if mn - self.hysteresis_db > mp + self.offset_db {
                     let since = *self.entering[n].get_or_insert(now);
-                    if self.held(since, now) {
+                    if self.held(since, now, m.sinr_db - sp.sinr_db) {
                         self.triggered[n] = true;
                         self.entering[n] = None;
                         if best.is_none_or(|b| mn > b.rsrp_dbm) {
@@ -138,7 +147,7 @@ impl Trigger {
                 }
             } else if mn + self.hysteresis_db < mp + self.offset_db {
                 let since = *self.leaving[n].get_or_insert(now);
-                if self.held(since, now) {
+                if self.held(since, now, sp.sinr_db - m.sinr_db) {
                     self.triggered[n] = false;
                     self.leaving[n] = None;
                 }
@@ -171,7 +180,8 @@ impl Trigger {
             return None;
         }
         let since = *self.below.get_or_insert(now);
-        if self.held(since, now) {
+        let delta_db = best.map_or(0.0, |b| b.sinr_db - sp.sinr_db);
+        if self.held(since, now, delta_db) {
             self.below = None;
             return best.map(|b| b.cell);
         }
@@ -343,6 +353,40 @@ mod tests {
         assert_eq!(t.evaluate(ms(0), SERVING, &low), None);
         assert_eq!(t.evaluate(ms(40), SERVING, &low), None);
         assert_eq!(t.evaluate(ms(80), SERVING, &low), Some(CellId(1)));
+    }
+
+    #[test]
+    fn dynamic_ttt_interpolates_between_its_bounds() {
+        // 25 ms at Δ ≥ 20 dB, 150 ms at Δ ≤ 3 dB; at Δ = 11.5 dB, half-way:
+        // 150 − 125·(8.5/17) = 87.5 ms.
+        let d = DynamicTtt::NS3;
+        assert_eq!(d.ttt(-5.0), ms(150));
+        assert_eq!(d.ttt(3.0), ms(150));
+        assert_eq!(d.ttt(11.5), SimTime::from_us(87_500));
+        assert_eq!(d.ttt(20.0), ms(25));
+        assert_eq!(d.ttt(40.0), ms(25));
+    }
+
+    #[test]
+    fn a3_with_dynamic_ttt_triggers_sooner_for_a_much_better_cell() {
+        // Measurements every 10 ms. A neighbour 25 dB better in SINR waits 25 ms: seen at
+        // 0, triggered at 30 ms (the first instant ≥ 25 ms). One 4 dB better waits
+        // 150 − 125·(1/17) = 142.6 ms: triggered at 150 ms.
+        let c = HandoverConfig {
+            dynamic_ttt: Some(DynamicTtt::NS3),
+            ..cfg(Algorithm::A3, 1000)
+        };
+        let serving = m(0, -80.0, 0.0);
+        for (sinr, expect_ms) in [(25.0, 30), (4.0, 150)] {
+            let mut t = Trigger::new(&c, 2);
+            let better = m(1, -70.0, sinr);
+            let mut at = 0;
+            while t.evaluate(ms(at), SERVING, &[serving, better]).is_none() {
+                at += 10;
+                assert!(at <= 1000, "never triggered");
+            }
+            assert_eq!(at, expect_ms, "Δ = {sinr} dB");
+        }
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! defaults are [`HandoverConfig::default`]'s, whose sources are documented there, and
 //! `algorithm = "none"` (the default) leaves every run as it was without the table.
 
-use mmtsim_ran::rrc::{Algorithm, HandoverConfig};
+use mmtsim_ran::rrc::{Algorithm, DynamicTtt, HandoverConfig};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -43,8 +43,14 @@ pub struct HandoverTable {
     /// Time-to-trigger (default 160ms).
     #[serde(default)]
     pub ttt: Option<Duration>,
+    /// A dynamic time-to-trigger instead of `ttt`: from `max` when the candidate's SINR
+    /// is at most `diff_min_db` better than the serving cell's down to `min` from
+    /// `diff_max_db` better (ns-3 mmWave's DYNAMIC_TTT; default: none).
+    #[serde(default)]
+    pub dynamic_ttt: Option<DynamicTttTable>,
     /// Threshold algorithm: serving SINR below which a handover is considered, dB
-    /// (default −5).
+    /// (default −5; a value above any SINR, with hysteresis_db = 5 and ttt = "0s", is
+    /// ns-3 mmWave's THRESHOLD mode).
     #[serde(default)]
     pub sinr_threshold_db: Option<f64>,
     /// Measurement report's delay, UE to source (default 1ms).
@@ -80,6 +86,34 @@ pub struct HandoverTable {
     /// Rows of the `measurements` table at most (default 1000000).
     #[serde(default)]
     pub log_measurements_max_rows: Option<usize>,
+}
+
+/// ns-3 mmWave's dynamic time-to-trigger; every key defaults to ns-3's value.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DynamicTttTable {
+    /// Shortest TTT (default 25ms).
+    #[serde(default)]
+    pub min: Option<Duration>,
+    /// Longest TTT (default 150ms).
+    #[serde(default)]
+    pub max: Option<Duration>,
+    /// SINR advantage at and below which the TTT is `max`, dB (default 3).
+    #[serde(default)]
+    pub diff_min_db: Option<f64>,
+    /// SINR advantage at and above which the TTT is `min`, dB (default 20).
+    #[serde(default)]
+    pub diff_max_db: Option<f64>,
+}
+
+fn dynamic_ttt(d: &DynamicTttTable) -> DynamicTtt {
+    let n = DynamicTtt::NS3;
+    DynamicTtt {
+        min: d.min.map_or(n.min, |x| x.time()),
+        max: d.max.map_or(n.max, |x| x.time()),
+        diff_min_db: d.diff_min_db.unwrap_or(n.diff_min_db),
+        diff_max_db: d.diff_max_db.unwrap_or(n.diff_max_db),
+    }
 }
 
 /// Checks the table; every error names its key and value.
@@ -133,6 +167,36 @@ pub fn validate(h: &HandoverTable, errs: &mut Errs) {
             errs.push((p(k), format!("{x}: expected a finite number of dB")));
         }
     }
+    if let Some(d) = &h.dynamic_ttt {
+        if h.ttt.is_some() {
+            errs.push((
+                p("dynamic_ttt"),
+                "set either ttt (fixed) or dynamic_ttt, not both".into(),
+            ));
+        }
+        let r = dynamic_ttt(d);
+        if r.min > r.max {
+            errs.push((
+                p("dynamic_ttt.min"),
+                format!(
+                    "{} s is longer than max ({} s): expected min ≤ max",
+                    r.min.secs_f64(),
+                    r.max.secs_f64()
+                ),
+            ));
+        }
+        if !(r.diff_min_db.is_finite() && r.diff_max_db.is_finite())
+            || r.diff_min_db >= r.diff_max_db
+        {
+            errs.push((
+                p("dynamic_ttt.diff_min_db"),
+                format!(
+                    "{} and diff_max_db {}: expected finite numbers with diff_min_db < diff_max_db",
+                    r.diff_min_db, r.diff_max_db
+                ),
+            ));
+        }
+    }
     if let Some(n) = h.log_measurements_max_rows.filter(|&n| n > MAX_LOG_ROWS) {
         errs.push((
             p("log_measurements_max_rows"),
@@ -156,6 +220,7 @@ pub fn resolve(h: &HandoverTable) -> HandoverConfig {
         offset_db: h.offset_db.unwrap_or(d.offset_db),
         hysteresis_db: h.hysteresis_db.unwrap_or(d.hysteresis_db),
         ttt: t(h.ttt, d.ttt),
+        dynamic_ttt: h.dynamic_ttt.as_ref().map(dynamic_ttt),
         sinr_threshold_db: h.sinr_threshold_db.unwrap_or(d.sinr_threshold_db),
         report_delay: t(h.report_delay, d.report_delay),
         command_delay: t(h.command_delay, d.command_delay),
@@ -205,6 +270,15 @@ mod tests {
         assert_eq!(c.offset_db, 2.5);
         assert_eq!(c.xn_default_delay, mmtsim_engine::SimTime::from_ms(3));
         assert!(!c.lossless);
+        assert_eq!(c.dynamic_ttt, None);
+        let c = resolve(&parse("dynamic_ttt = { max = \"200ms\" }\n"));
+        assert_eq!(
+            c.dynamic_ttt,
+            Some(DynamicTtt {
+                max: mmtsim_engine::SimTime::from_ms(200),
+                ..DynamicTtt::NS3
+            })
+        );
     }
 
     #[test]
