@@ -460,3 +460,52 @@ fn handovers_are_deterministic_with_random_channels() {
     assert_eq!(a.summary["flows"], b.summary["flows"]);
     assert_eq!(a.summary["ues"], b.summary["ues"]);
 }
+
+#[test]
+fn a_target_shadowed_at_random_access_fails_and_the_ue_reestablishes_past_the_obstacle() {
+    // The A3 walk of the first test (L = 200 m, from 20 m at 10 m/s; trigger T
+    // hand-computed), with RACH needing 20 dB: B in LOS has about 40 dB there, in NYU NLOS
+    // about 12 dB. A box 1.6 m high (0.1 m above the UE) and 0.2 m thick across the path
+    // at s0 ahead of the UE shadows B's line (from 10 m high) for the UE at
+    // x ≥ (8.5·s0 − 0.1·L)/8.4 until it reaches the box; s0 is chosen so that this starts
+    // half-way between the detach (T + 6 ms) and the random access (T + 56 ms): the
+    // trigger sees B in LOS, the random access does not. Failure at T304 (T + 106 ms),
+    // re-establishment at T + 206 ms, 2 m past the detach and past the box: B in LOS again.
+    let w = Walk {
+        l_m: 200.0,
+        x0_m: 20.0,
+        v_mps: 10.0,
+        duration: "12s",
+    };
+    let t = first_a3_instant_ns(&w, 4.0, 10) + 100 * MS;
+    let x_at = |ns: u64| w.x0_m + w.v_mps * ns as f64 * 1e-9;
+    let (x_detach, x_rach) = (x_at(t + 6 * MS), x_at(t + 56 * MS));
+    let x_start = (x_detach + x_rach) / 2.0;
+    let s0 = (8.4 * x_start + 0.1 * w.l_m) / 8.5;
+    assert!(
+        x_rach < s0 && x_at(t + 206 * MS) > s0 + 0.2,
+        "geometry: s0 = {s0}"
+    );
+    let obstacle = format!(
+        "[[ran.obstacles]]\nmin_m = [{s0}, -0.5, 0.0]\nmax_m = [{}, 0.5, 1.6]\n",
+        s0 + 0.2
+    );
+    let ho = format!("{A3_FAST}rach_min_sinr_db = 20.0\n");
+    let out = run_toml(&scenario(&w, &ho, &obstacle, "", CBR_1M));
+    let h = handovers(&out);
+    assert_eq!(h.len(), 2, "{h:?}");
+    assert_eq!(
+        (h[0].0, h[0].1, h[0].2, h[0].3, h[0].6),
+        (t + 56 * MS, 0, 1, 0, 0)
+    );
+    assert_eq!(h[0].4, 100.0);
+    assert_eq!(
+        (h[1].0, h[1].1, h[1].2, h[1].3, h[1].6),
+        (t + 206 * MS, 0, 1, 3, 1)
+    );
+    assert_eq!(h[1].4, 200.0);
+    // Without the obstacle the same handover succeeds at T + 56 ms.
+    let clear = handovers(&run_toml(&scenario(&w, &ho, "", "", CBR_1M)));
+    assert_eq!(clear.len(), 1);
+    assert_eq!((clear[0].0, clear[0].6), (t + 56 * MS, 1));
+}
