@@ -509,3 +509,28 @@ fn a_target_shadowed_at_random_access_fails_and_the_ue_reestablishes_past_the_ob
     assert_eq!(clear.len(), 1);
     assert_eq!((clear[0].0, clear[0].6), (t + 56 * MS, 1));
 }
+
+#[test]
+fn a_scripted_handover_during_a_measured_one_is_skipped_and_said() {
+    // The L = 60 m A3 walk: trigger at 1.84 s (x* = 37.37 m reached at 1.7365 s, first
+    // 10 ms instant 1.74 s, + TTT), detach at 1.846 s, served at 1.896 s. A scripted
+    // handover at 1.87 s falls inside the interruption: it does not happen.
+    let w = Walk {
+        l_m: 60.0,
+        x0_m: 20.0,
+        v_mps: 10.0,
+        duration: "3s",
+    };
+    let t = first_a3_instant_ns(&w, 4.0, 10) + 100 * MS;
+    assert_eq!(t, 1840 * MS);
+    let events = "[[events]]\nat = \"1.87s\"\nhandover = { ue = \"ue\", to = \"A\" }\n";
+    let out = run_toml(&scenario(&w, A3_FAST, "", "", &format!("{CBR_1M}{events}")));
+    let h = handovers(&out);
+    assert_eq!(h.len(), 1, "{h:?}");
+    assert_eq!(h[0].0, 1896 * MS);
+    let notices = out.summary["notices"].to_string();
+    assert!(
+        notices.contains("events[0]") && notices.contains("measurement-based handover"),
+        "{notices}"
+    );
+}
