@@ -83,6 +83,15 @@ def test_handovers_and_measurements_tables(tmp_path: Path):
     # Every 10th instant of a 10 ms period over 3.1 s (0, 0.1, …, 3.1 s), two cells each.
     assert m.height == 32 * 2
     assert set(m["cell"].to_list()) == {0, 1}
+    # No obstacle: the UE sees both cells at every logged measurement.
+    assert m["los"].to_list() == [1] * m.height
+    # cells.png marks both handovers where the table has them.
+    from mmtsim.plot_cells import cells_figure
+
+    lines = cells_figure(res).axes[0].lines
+    marks = [ln for ln in lines if len(ln.get_xdata()) == 2
+             and ln.get_xdata()[0] == ln.get_xdata()[1]]
+    assert sorted(float(ln.get_xdata()[0]) for ln in marks) == t
     back = mmtsim.read_run(tmp_path / "run")
     assert back.table("handovers")["kind"].to_list() == ["a3", "scripted"]
     assert back.table("measurements").height == m.height

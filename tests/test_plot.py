@@ -108,8 +108,12 @@ def test_a_multi_cell_run_colours_the_sinr_by_serving_cell(tmp_path: Path, radio
     res = mmtsim.read_run(out)
     fig = cells_figure(res)
     car = fig.axes[0]
-    colour = {line.get_label(): line.get_color() for line in car.lines}
+    colour = {line.get_label(): line.get_color() for line in car.lines
+              if not line.get_label().startswith("_")}
     assert set(colour) == {"served by mmw", "served by lte"}
+    # The handovers table's row marks the handover: one solid black line at 5 s.
+    [mark] = [l for l in car.lines if l.get_label().startswith("_")]
+    assert list(mark.get_xdata()) == [5.0, 5.0] and mark.get_color() == "k"
     assert colour["served by mmw"] != colour["served by lte"]
     # The mmw segment ends, and the lte one starts, at the handover.
     [lte] = [l for l in car.lines if l.get_label() == "served by lte"]

@@ -14,7 +14,7 @@ Tables and their columns (units in the names):
   "scripted", "reestablishment"), interruption_ms, forwarded_bytes, success — one row
   per change of serving cell or failed attempt
 - ``measurements`` (with ``ran.handover.log_measurements_every``): t_s, ue, cell,
-  rsrp_dbm, sinr_db, rsrp_filtered_dbm
+  rsrp_dbm, sinr_db, rsrp_filtered_dbm, los
 
 ``flow`` indexes ``summary["flows"]``.
 """

@@ -94,6 +94,8 @@ pub struct MeasurementLog {
     pub sinr_db: Vec<f64>,
     /// L3-filtered RSRP, dBm.
     pub rsrp_filtered_dbm: Vec<f64>,
+    /// Line of sight to the cell (1) or not (0).
+    pub los: Vec<u32>,
 }
 
 /// The mobility state of one UE.
@@ -235,6 +237,7 @@ impl Ran {
                     h.log.rsrp_dbm.push(m.rsrp_dbm);
                     h.log.sinr_db.push(m.sinr_db);
                     h.log.rsrp_filtered_dbm.push(rsrp);
+                    h.log.los.push(m.los as u32);
                 }
             }
             if !r.procedure.is_idle() {

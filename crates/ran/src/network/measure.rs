@@ -35,6 +35,8 @@ pub struct Measured {
     pub rsrp_dbm: f64,
     /// Downlink SINR, dB.
     pub sinr_db: f64,
+    /// Line of sight to the cell's antenna.
+    pub los: bool,
 }
 
 impl Ran {
@@ -47,6 +49,7 @@ impl Ran {
         let mut rx = std::mem::take(&mut self.interf);
         rx.clear();
         let vehicles = self.traffic.boxes_at(now);
+        let mut los = Vec::with_capacity(ue.chans.len());
         for (g, ch) in ue.chans.iter_mut().enumerate() {
             let cell = &self.cells[g];
             let geo = cell.radio.los_geometric.then(|| {
@@ -55,6 +58,7 @@ impl Ran {
             });
             let s = ch.update(now, cell.position, pos, speed, geo);
             rx.push(cell.radio.num.gnb_tx_power_dbm + s.gain_db);
+            los.push(s.los);
         }
         let outage = ue.outages.active(now);
         let mut others = Vec::new();
@@ -64,6 +68,7 @@ impl Ran {
                 out.push(Measured {
                     rsrp_dbm: NO_SIGNAL_DB,
                     sinr_db: NO_SIGNAL_DB,
+                    los: los[g],
                 });
                 continue;
             }
@@ -81,6 +86,7 @@ impl Ran {
             out.push(Measured {
                 rsrp_dbm: p,
                 sinr_db: sinr_db(p, &others, radio.noise_ue_dbm),
+                los: los[g],
             });
         }
         self.interf = rx;

@@ -408,6 +408,7 @@ impl Sim {
                             f64c("rsrp_dbm", m.rsrp_dbm),
                             f64c("sinr_db", m.sinr_db),
                             f64c("rsrp_filtered_dbm", m.rsrp_filtered_dbm),
+                            u32c("los", m.los),
                         ],
                     });
                 }

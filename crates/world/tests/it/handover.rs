@@ -364,6 +364,8 @@ fn measurements_are_logged_when_asked_and_bounded() {
         (40f64.powi(2) + DH_M * DH_M).sqrt(),
     );
     assert!((rsrp[0] - rsrp[1] - 20.0 * (db / da).log10()).abs() < 1e-9);
+    // No obstacle: both cells in LOS at every measurement.
+    assert!(u32s(&out, "measurements", "los").iter().all(|&l| l == 1));
     let capped = run_toml(&scenario(
         &w,
         &format!("{ho}log_measurements_max_rows = 30\n"),
