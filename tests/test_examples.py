@@ -139,3 +139,24 @@ def test_lte_downlink_goodput_is_at_most_the_peak_rate(rbs: int):
     mcs = res.table("ran")["mcs_dl"].drop_nans().drop_nulls()
     assert (mcs == 28).mean() > 0.95
     assert cell_dl >= 0.9 * peak_mbps, (cell_dl, peak_mbps)
+
+
+def test_street_hands_over_where_the_two_aps_are_equally_far():
+    # street-handover: AP1 (x = 20 m) and AP2 (x = 40 m) stand alike on the far side, both
+    # in line of sight of the walker at x = 30 m: their RSRPs cross there, whatever the
+    # path-loss model, at t = (30 − 10)/1.5 = 13.333 s. The first measurement after it on
+    # the 1.6 ms grid is 8334 × 1.6 ms = 13.3344 s; the 200 µs time-to-trigger has passed
+    # at the next, 13.3360 s; then the report (1 ms), the preparation over the 1 ms Xn link
+    # and back (2 ms), the command (1 ms) and the 50 ms interruption: AP2 serves the UE
+    # from 13.3900 s. Behind the parked bus AP2 is lost and the walk ends on AP3.
+    import mmtsim
+
+    res = mmtsim.run(EXAMPLES / "street-handover.toml")
+    hos = res.table("handovers").sort("t_s")
+    names = {c["id"]: c["name"] for c in res.summary["cells"]}
+    first = hos.row(0, named=True)
+    assert (names[first["from"]], names[first["to"]]) == ("ap1", "ap2")
+    assert first["t_s"] == pytest.approx(13.3900, abs=1e-6)
+    assert first["success"]
+    assert names[hos.row(-1, named=True)["to"]] == "ap3"
+    assert res.summary["ues"][0]["serving_cell"] == "ap3"
