@@ -36,7 +36,7 @@ CCS = ("cubic", "newreno", "yeah", "bbr", "vegas", "westwood")
 def scenario(i: int, base_seed: int) -> dict:
     """The scenario of run ``i``: a pure function of ``(base_seed, i)``."""
     rng = random.Random(base_seed * 1_000_003 + i)
-    duration_s = rng.choice((1.0, 2.0, 3.0))
+    duration_s = rng.choice((2.0, 4.0, 6.0))
     length = rng.uniform(120.0, 600.0)
     half_w = 40.0
     n_sites = rng.randint(2, 5)
@@ -82,8 +82,10 @@ def scenario(i: int, base_seed: int) -> dict:
             ue["gnb"] = "lte"
             ue["secondary"] = min(sites[:n_sites],
                                   key=lambda s: abs(s["position_m"][0] - x0))["name"]
-        else:
+        elif rng.random() < 0.7:
             ue["gnb"] = min(sites[:n_sites], key=lambda s: abs(s["position_m"][0] - x0))["name"]
+        else:  # a poor first cell: a handover at once
+            ue["gnb"] = rng.choice(sites[:n_sites])["name"]
         ues.append(ue)
         proto = rng.random()
         if proto < 0.7:
@@ -115,7 +117,12 @@ def scenario(i: int, base_seed: int) -> dict:
         ran["vehicles"] = [{"kind": "bus", "from_m": [0, 11.0, 0], "to_m": [round(length, 2), 11.0, 0],
                             "size_m": [13.5, 2.55, 3.2], "count": rng.randint(1, 3),
                             "speed_mps": rng.choice((0.0, 8.0, 15.0))}]
+    ran["interference"] = rng.choice((True, False, "active", "full-buffer"))
     ran.update(handover_keys(rng))
+    events = []
+    if not dc and rng.random() < 0.2:  # a scripted handover on top of the measured ones
+        events.append({"at": f"{round(rng.uniform(0.1, duration_s), 3)}s",
+                       "handover": {"ue": "ue0", "to": rng.choice(sites[:n_sites])["name"]}})
     return {
         "simulation": {"duration": f"{duration_s}s", "seed": rng.randint(1, 2**31)},
         "nodes": nodes,
@@ -123,6 +130,7 @@ def scenario(i: int, base_seed: int) -> dict:
         "core": {"upf": "core"},
         "ran": ran,
         "flows": flows,
+        **({"events": events} if events else {}),
     }
 
 
@@ -136,6 +144,16 @@ def handover_keys(rng: random.Random) -> dict:
     if algo == "a3":
         h["offset_db"] = round(rng.uniform(0.0, 6.0), 1)
         h["hysteresis_db"] = round(rng.uniform(0.0, 3.0), 1)
+        h["filter_k"] = rng.choice((0, 4, 8))
+        if rng.random() < 0.3:
+            del h["ttt"]
+            h["dynamic_ttt"] = {"min": "25ms", "max": "150ms"}
+    if algo == "threshold":
+        h["sinr_threshold_db"] = round(rng.uniform(-5.0, 30.0), 1)
+    if algo != "none":
+        h["interruption"] = rng.choice(("0ms", "20ms", "50ms"))
+        h["lossless"] = rng.random() < 0.8
+        h["rach_min_sinr_db"] = rng.choice((-8.0, 0.0, 20.0))  # 20 dB: many failures
     return {"handover": h}
 
 
@@ -149,12 +167,12 @@ def run_one(args: tuple[int, int]) -> dict:
            "message": ""}
     try:
         res = mmtsim.run(sc)
-        ho = res.summary.get("handovers")
-        row["handovers"] = ho.get("count", "") if isinstance(ho, dict) else ""
+        row["handovers"] = sum(u.get("handovers", 0) for u in res.summary.get("ues") or [])
     except Exception as e:  # noqa: BLE001  (every failure is recorded, none escapes)
         name = type(e).__name__
         row["outcome"] = "panic" if name == "SimulationError" else (
-            "refused" if isinstance(e, ValueError) else f"error:{name}")
+            "refused" if isinstance(e, ValueError) or name == "ScenarioError"
+            else f"error:{name}")
         row["message"] = str(e).replace("\n", " ")[:500]
     row["wall_s"] = round(time.perf_counter() - t0, 3)
     return row

@@ -12,7 +12,8 @@ Benchmarks come in groups (:data:`GROUPS`, ``mmtsim bench --group NAME``):
 * ``cc`` — one run per congestion-control algorithm on the same path: ``<algo>-1g-60s``
   (the path of ``cubic-1g-60s``) for every algorithm that runs without a radio, and
   ``xtcp-ran-1ue-ul-25s`` for X-TCP, which reads the UE's radio view and so needs a UE;
-* ``ran`` — the radio benchmarks: every benchmark with a gNB and UEs.
+* ``ran`` — the radio benchmarks: every benchmark with a gNB and UEs, the multi-cell
+  examples (seed 002's square and street, with handovers) among them.
 
 A benchmark may name a *baseline*: the same path with NewReno (``newreno-1g-60s``, or
 ``newreno-ran-1ue-ul-25s`` for X-TCP). When both are in one run, the result carries
@@ -141,6 +142,17 @@ def _build() -> tuple[dict[str, dict], dict[str, list[str]]]:
                        "bulk/on-off/messages, UDP CBR both ways, two walking UEs "
                        "(examples/ran-10ues.toml)",
         **ran_10ues_mixed(),
+    }
+    b["ran-square-10ues-40s"] = {
+        "description": "seed 002's square: four APs, ten UEs (FTP 500 Mbit/s, video, "
+                       "messages, a file), handovers, active interference, 40 s "
+                       "(examples/square-10ues.toml)",
+        "example": "square-10ues.toml", "overrides": [],
+    }
+    b["ran-street-handover-40s"] = {
+        "description": "seed 002's street: three APs, lampposts, a parked bus, one walker "
+                       "with CUBIC through four handovers, 40 s (examples/street-handover.toml)",
+        "example": "street-handover.toml", "overrides": [],
     }
     if any(a in NEEDS_UE for a in _algorithms()):
         cc_group.append("newreno-ran-1ue-ul-25s")
