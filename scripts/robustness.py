@@ -65,6 +65,8 @@ def scenario(i: int, base_seed: int) -> dict:
         y = rng.uniform(-8.0, 8.0)
         kind = rng.choice(("walk", "car", "train", "random_walk", "static", "waypoints"))
         speed = {"walk": 1.5, "car": 12.0, "train": 30.0}.get(kind, 0.0)
+        while speed * duration_s > length - 10.0:  # the path must stay on the street
+            speed /= 2
         x0 = rng.uniform(2.0, max(3.0, length - 2.0 - speed * duration_s))
         ue = {"name": f"ue{u}", "position_m": [round(x0, 2), round(y, 2), 1.5]}
         if kind in ("walk", "car", "train"):
