@@ -120,6 +120,9 @@ def scenario(i: int, base_seed: int) -> dict:
                             "size_m": [13.5, 2.55, 3.2], "count": rng.randint(1, 3),
                             "speed_mps": rng.choice((0.0, 8.0, 15.0))}]
     ran["interference"] = rng.choice((True, False, "active", "full-buffer"))
+    if dc and rng.random() < 0.7:  # the LTE anchor coordinates the mmWave legs
+        ran["dual_connectivity"] = {"mode": "coordinated"}
+        ran["pdcp_t_reordering"] = rng.choice(("0ms", "10ms", "50ms"))
     ran.update(handover_keys(rng))
     events = []
     if not dc and rng.random() < 0.2:  # a scripted handover on top of the measured ones
