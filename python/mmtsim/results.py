@@ -11,7 +11,8 @@ Tables and their columns (units in the names):
 - ``owd``: flow, t_s, owd_ms — UDP one-way delays
 - ``ran`` (with a RAN): ue, t_s, SINR, MCS, LOS, RLC occupancy, position, serving cell
 - ``handovers`` (with a RAN): t_s, ue, from, to (cells), kind ("a3", "threshold",
-  "scripted", "reestablishment"), interruption_ms, forwarded_bytes, success — one row
+  "scripted", "reestablishment", and with coordinated dual connectivity "switch_to_lte",
+  "switch_to_mmwave", "secondary_handover"), interruption_ms, forwarded_bytes, success — one row
   per change of serving cell or failed attempt
 - ``measurements`` (with ``ran.handover.log_measurements_every``): t_s, ue, cell,
   rsrp_dbm, sinr_db, rsrp_filtered_dbm, los
@@ -41,7 +42,15 @@ _COLUMNS = {
 }
 #: The ``kind`` column of ``handovers``: Rust writes the index into this tuple
 #: (``HandoverKind::NAMES``).
-HANDOVER_KINDS = ("a3", "threshold", "scripted", "reestablishment")
+HANDOVER_KINDS = (
+    "a3",
+    "threshold",
+    "scripted",
+    "reestablishment",
+    "switch_to_lte",
+    "switch_to_mmwave",
+    "secondary_handover",
+)
 
 
 #: Reading order of the flows table: who, how, what it got, what it cost.

@@ -41,6 +41,9 @@ pub struct RanConfig {
     pub ues: Vec<UeConfig>,
     /// Measurement-based handover (algorithm "none": off).
     pub handover: HandoverConfig,
+    /// Coordinated LTE–mmWave dual connectivity (`None`: a secondary leg takes new SDUs
+    /// while its reported SINR supports an MCS, `Ran::split_leg`).
+    pub dual: Option<crate::rrc::dual::DualConfig>,
 }
 
 /// How other cells on a UE's serving carrier interfere with its downlink (see the

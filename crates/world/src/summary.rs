@@ -292,8 +292,15 @@ pub struct UeSummary {
     /// Blocks in HARQ processes discarded by a change of serving cell (MAC reset).
     pub harq_reset_drops: PerDirection<u64>,
     /// Handovers completed (scripted and measurement-based; rows of the `handovers`
-    /// table with `success` and a kind other than "reestablishment").
+    /// table with `success` and a kind other than "reestablishment" and the dual
+    /// connectivity kinds).
     pub handovers: u64,
+    /// Coordinated dual connectivity: fast switches between the LTE and mmWave legs
+    /// (rows "switch_to_lte" and "switch_to_mmwave").
+    pub dc_switches: u64,
+    /// Coordinated dual connectivity: secondary-cell handovers (rows
+    /// "secondary_handover").
+    pub secondary_handovers: u64,
     /// Measurement-based handovers that failed (random access on the target).
     pub handover_failures: u64,
     /// RRC re-establishments after a failed handover.

@@ -378,6 +378,7 @@ mod tests {
                 ue(1, "ue2", ue2_cell, v(-40.0, 5.0, 1.5)),
             ],
             handover: Default::default(),
+            dual: None,
         };
         Ran::new(&cfg, &RngStreams::new(1))
     }

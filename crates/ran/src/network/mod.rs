@@ -61,6 +61,7 @@
 //! - No MAC subheaders (ns-3 mmWave 2017 assumes 0 MAC header bytes too).
 
 mod channel;
+mod dual;
 mod handover;
 mod interference;
 mod measure;
@@ -129,6 +130,10 @@ pub struct UeStats {
     pub handover_failures: u64,
     /// RRC re-establishments after a failure.
     pub reestablishments: u64,
+    /// Coordinated dual connectivity: fast switches between the LTE and mmWave legs.
+    pub dc_switches: u64,
+    /// Coordinated dual connectivity: secondary-cell (mmWave to mmWave) handovers.
+    pub secondary_handovers: u64,
 }
 
 /// A sample of one UE's radio state, for the `ran` time series.
@@ -328,6 +333,8 @@ pub struct Ran {
     ho: Option<handover::HoState>,
     /// Every change of serving cell (and failed attempt), in time order.
     ho_records: Vec<HandoverRecord>,
+    /// Coordinated dual connectivity, when on (`dual.rs`).
+    dual: Option<dual::DualState>,
 }
 
 impl Ran {
@@ -368,10 +375,15 @@ impl Ran {
             ho: (cfg.handover.algorithm != Algorithm::None)
                 .then(|| handover::HoState::new(&cfg.handover, cfg.cells.len(), cfg.ues.len())),
             ho_records: Vec::new(),
+            dual: cfg
+                .dual
+                .as_ref()
+                .map(|d| dual::DualState::new(d, cfg.cells.len(), cfg.ues.len())),
         };
         // Handover re-establishes RLC: PDCP keeps what the receivers may lack, to send it
-        // again (lossless) or to free it (its packets are the world's).
-        let retain = ran.ho.is_some();
+        // again (lossless) or to free it (its packets are the world's); so do the
+        // coordinated switches of dual connectivity.
+        let retain = ran.ho.is_some() || ran.dual.is_some();
         let pdcp_tx = || {
             if retain {
                 PdcpTx::retaining(&cfg.pdcp)
@@ -520,10 +532,15 @@ impl Ran {
     /// [SEED003]: the secondary (mmWave) leg while the SINR its scheduler knows supports
     /// some MCS, else the primary (LTE anchor) leg. A switch moves only new SDUs: those
     /// already in a leg's RLC buffer stay there.
+    ///
+    /// With coordinated dual connectivity (`dual.rs`) the coordinator's choice instead.
     fn split_leg(&self, ue: UeId, dir: Direction, now: SimTime) -> usize {
         let u = &self.ues[ue.index()];
         if u.legs.len() < 2 {
             return 0;
+        }
+        if let Some(l) = self.dual.as_ref().and_then(|d| d.active_leg(ue)) {
+            return l;
         }
         let amc = &self.cells[u.legs[1].cell.index()].radio.amc;
         let sinr = self.reported_sinr(ue, 1, dir, now);

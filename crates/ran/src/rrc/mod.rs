@@ -6,6 +6,8 @@
 //! - [`trigger`]: the handover decision: event A3 with hysteresis and time-to-trigger
 //!   [TS38331 §5.5.4.4], or an SINR threshold (which includes ns-3 mmWave's threshold
 //!   handover [NS3-MMW-HEAD] as a special case).
+//! - [`dual`]: the LTE anchor's coordinator of dual connectivity (fast switches,
+//!   secondary-cell handover) [POLESE-DC-2017].
 //! - [`procedure`]: the timeline of one handover [TS38300 §9.2.3.2]: measurement report,
 //!   preparation over Xn, handover command, detach and interruption, random access on the
 //!   target, and on failure the radio link failure and re-establishment.
@@ -21,6 +23,7 @@
 //!   [NS3-MMW-HEAD] (the multi-connectivity work the seed papers' simulations build on):
 //!   [`DynamicTtt`], re-evaluated at each measurement instant.
 
+pub mod dual;
 pub mod measure;
 pub mod procedure;
 pub mod trigger;
@@ -66,11 +69,26 @@ pub enum HandoverKind {
     Scripted,
     /// RRC re-establishment after a radio link failure.
     Reestablishment,
+    /// Dual connectivity: fast switch of the UE's data to the LTE leg (`from` the
+    /// mmWave cell, `to` the anchor).
+    SwitchToLte,
+    /// Dual connectivity: fast switch back to the mmWave leg.
+    SwitchToMmwave,
+    /// Dual connectivity: the mmWave leg moves to another mmWave cell.
+    SecondaryHandover,
 }
 
 impl HandoverKind {
     /// The name in the `handovers` table's `kind` column (its code is the index).
-    pub const NAMES: [&'static str; 4] = ["a3", "threshold", "scripted", "reestablishment"];
+    pub const NAMES: [&'static str; 7] = [
+        "a3",
+        "threshold",
+        "scripted",
+        "reestablishment",
+        "switch_to_lte",
+        "switch_to_mmwave",
+        "secondary_handover",
+    ];
 
     /// Index into [`HandoverKind::NAMES`].
     pub fn code(self) -> u32 {
@@ -79,6 +97,9 @@ impl HandoverKind {
             HandoverKind::Threshold => 1,
             HandoverKind::Scripted => 2,
             HandoverKind::Reestablishment => 3,
+            HandoverKind::SwitchToLte => 4,
+            HandoverKind::SwitchToMmwave => 5,
+            HandoverKind::SecondaryHandover => 6,
         }
     }
 }

@@ -106,7 +106,8 @@ pub struct DynamicTttTable {
     pub diff_max_db: Option<f64>,
 }
 
-fn dynamic_ttt(d: &DynamicTttTable) -> DynamicTtt {
+/// The table's values, ns-3's where a key is missing.
+pub fn dynamic_ttt(d: &DynamicTttTable) -> DynamicTtt {
     let n = DynamicTtt::NS3;
     DynamicTtt {
         min: d.min.map_or(n.min, |x| x.time()),
@@ -174,33 +175,36 @@ pub fn validate(h: &HandoverTable, errs: &mut Errs) {
                 "set either ttt (fixed) or dynamic_ttt, not both".into(),
             ));
         }
-        let r = dynamic_ttt(d);
-        if r.min > r.max {
-            errs.push((
-                p("dynamic_ttt.min"),
-                format!(
-                    "{} s is longer than max ({} s): expected min ≤ max",
-                    r.min.secs_f64(),
-                    r.max.secs_f64()
-                ),
-            ));
-        }
-        if !(r.diff_min_db.is_finite() && r.diff_max_db.is_finite())
-            || r.diff_min_db >= r.diff_max_db
-        {
-            errs.push((
-                p("dynamic_ttt.diff_min_db"),
-                format!(
-                    "{} and diff_max_db {}: expected finite numbers with diff_min_db < diff_max_db",
-                    r.diff_min_db, r.diff_max_db
-                ),
-            ));
-        }
+        validate_dynamic_ttt(d, &p("dynamic_ttt"), errs);
     }
     if let Some(n) = h.log_measurements_max_rows.filter(|&n| n > MAX_LOG_ROWS) {
         errs.push((
             p("log_measurements_max_rows"),
             format!("{n}: at most {MAX_LOG_ROWS}"),
+        ));
+    }
+}
+
+/// Checks a dynamic time-to-trigger table at `key` (e.g. "ran.handover.dynamic_ttt").
+pub fn validate_dynamic_ttt(d: &DynamicTttTable, key: &str, errs: &mut Errs) {
+    let r = dynamic_ttt(d);
+    if r.min > r.max {
+        errs.push((
+            format!("{key}.min"),
+            format!(
+                "{} s is longer than max ({} s): expected min ≤ max",
+                r.min.secs_f64(),
+                r.max.secs_f64()
+            ),
+        ));
+    }
+    if !(r.diff_min_db.is_finite() && r.diff_max_db.is_finite()) || r.diff_min_db >= r.diff_max_db {
+        errs.push((
+            format!("{key}.diff_min_db"),
+            format!(
+                "{} and diff_max_db {}: expected finite numbers with diff_min_db < diff_max_db",
+                r.diff_min_db, r.diff_max_db
+            ),
         ));
     }
 }

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 mod checks;
+pub mod dual;
 pub mod handover;
 mod resolution;
 
@@ -92,6 +93,10 @@ pub struct Ran {
     /// Measurement-based handover (default: off, only scripted handovers).
     #[serde(default)]
     pub handover: handover::HandoverTable,
+    /// How a dually connected UE's split bearer picks its leg (default: the per-SDU
+    /// SINR rule; "coordinated": the LTE anchor's coordinator).
+    #[serde(default)]
+    pub dual_connectivity: dual::DualTable,
 }
 
 fn default_preset() -> String {

@@ -223,6 +223,7 @@ pub fn ran_config(
         cells,
         ues,
         handover: super::handover::resolve(&r.handover),
+        dual: super::dual::resolve(&r.dual_connectivity),
     })
 }
 

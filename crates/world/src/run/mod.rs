@@ -2,6 +2,7 @@
 //! links, tunnels, the radio) is `forward.rs`, transport endpoints and applications
 //! `transport.rs`, sampled time series `sample.rs`, the summary at the end `summary.rs`.
 
+mod dual;
 mod forward;
 mod mobility;
 mod reader;
@@ -97,6 +98,8 @@ enum Ev {
     Measure,
     /// A deadline of a UE's handover procedure.
     Rrc(UeId),
+    /// A step of coordinated dual connectivity (reports, decisions, X2 forwarding).
+    Dual,
 }
 
 struct Sim {
@@ -215,6 +218,7 @@ pub fn run(loaded: &Loaded, ctl: &RunControl) -> Result<RunOutput, RunError> {
     sim.q
         .schedule_in_class(SimTime::ZERO, CLASS_LATE, Ev::Sample);
     sim.start_measurements();
+    sim.start_dual();
 
     let mut since_check = 0u32;
     while let Some(t) = sim.q.peek_time() {
@@ -288,6 +292,7 @@ impl Sim {
             Ev::Scripted(i) => self.scripted(now, i as usize),
             Ev::Measure => self.measure(now),
             Ev::Rrc(ue) => self.rrc(now, ue),
+            Ev::Dual => self.dual(now),
         }
     }
 

@@ -473,9 +473,18 @@ impl Sim {
                         .handover_records()
                         .iter()
                         .filter(|r| {
-                            r.ue == ue && r.success && r.kind != HandoverKind::Reestablishment
+                            r.ue == ue
+                                && r.success
+                                && matches!(
+                                    r.kind,
+                                    HandoverKind::A3
+                                        | HandoverKind::Threshold
+                                        | HandoverKind::Scripted
+                                )
                         })
                         .count() as u64,
+                    dc_switches: st.dc_switches,
+                    secondary_handovers: st.secondary_handovers,
                     handover_failures: st.handover_failures,
                     reestablishments: st.reestablishments,
                 }

@@ -7,6 +7,7 @@ mod cells;
 mod common;
 mod core;
 mod cubic_curve;
+mod dc_coordinated;
 mod determinism;
 mod dual;
 mod handover;
