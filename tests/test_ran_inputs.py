@@ -136,6 +136,21 @@ CASES += [
     ("handover-ttt-without-unit", ('preset = "mmwave-2017"\n', 'preset = "mmwave-2017"\nhandover = { ttt = 100 }\n'),
      ["ran.handover.ttt", "bare number has no unit"]),
 ]
+# Dual connectivity's leg choice ([ran.dual_connectivity]).
+CASES += [
+    ("dual-unknown-mode", ('preset = "mmwave-2017"\n', 'preset = "mmwave-2017"\ndual_connectivity = { mode = "split" }\n'),
+     ["ran.dual_connectivity.mode", '"split"', "sinr, coordinated"]),
+    ("dual-coordinated-with-handover", ('preset = "mmwave-2017"\n', 'preset = "mmwave-2017"\nhandover = { algorithm = "a3" }\ndual_connectivity = { mode = "coordinated" }\n'),
+     ["ran.dual_connectivity.mode", "ran.handover.algorithm"]),
+    ("dual-zero-report-period", ('preset = "mmwave-2017"\n', 'preset = "mmwave-2017"\ndual_connectivity = { mode = "coordinated", report_period = "0ms" }\n'),
+     ["ran.dual_connectivity.report_period", "longer than zero"]),
+    ("dual-negative-hysteresis", ('preset = "mmwave-2017"\n', 'preset = "mmwave-2017"\ndual_connectivity = { switch_back_hysteresis_db = -2.0 }\n'),
+     ["ran.dual_connectivity.switch_back_hysteresis_db", "-2"]),
+    ("dual-x2-delay-without-unit", ('preset = "mmwave-2017"\n', 'preset = "mmwave-2017"\ndual_connectivity = { x2_delay = 1 }\n'),
+     ["ran.dual_connectivity.x2_delay", "bare number has no unit"]),
+    ("dual-unknown-key", ('preset = "mmwave-2017"\n', 'preset = "mmwave-2017"\ndual_connectivity = { outage_db = -5.0 }\n'),
+     ["ran.dual_connectivity", "outage_db"]),
+]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])

@@ -180,3 +180,141 @@ fn dual_connectivity_keeps_tcp_going_through_an_outage_of_every_mmwave_cell() {
         "{t_dc}"
     );
 }
+
+/// Two mmWave sites, m1 at the origin and m2 at (200, 0), 10 m high; the LTE anchor at
+/// (100, 30, 25), 2 ms of wire from m1 and 3 ms from m2; no wire between m1 and m2, whose
+/// X2 delay is then the table's `x2_delay`, 4 ms. The UE stands still at (x, 0, 1.5),
+/// its mmWave leg on m1.
+fn two_mmwave(x_m: f64, flows: &str) -> String {
+    format!(
+        r#"
+[simulation]
+duration = "1s"
+seed = 1
+[[nodes]]
+name = "server"
+[[links]]
+between = ["server", "lte"]
+delay = "10ms"
+rate = "10Gbps"
+[[links]]
+between = ["lte", "m1"]
+delay = "2ms"
+rate = "10Gbps"
+[[links]]
+between = ["lte", "m2"]
+delay = "3ms"
+rate = "10Gbps"
+[ran]
+preset = "mmwave-2017"
+interference = false
+pdcp_t_reordering = "20ms"
+[ran.channel]
+fading = false
+shadowing = false
+los = "geometric"
+[ran.dual_connectivity]
+mode = "coordinated"
+x2_delay = "4ms"
+[[ran.gnbs]]
+name = "lte"
+position_m = [100, 30, 25]
+preset = "lte-2ghz"
+channel_model = "uma"
+[[ran.gnbs]]
+name = "m1"
+position_m = [0, 0, 10]
+[[ran.gnbs]]
+name = "m2"
+position_m = [200, 0, 10]
+[[ran.ues]]
+name = "ue"
+position_m = [{x_m}, 0, 1.5]
+gnb = "lte"
+secondary = "m1"
+{flows}
+"#
+    )
+}
+
+#[test]
+fn a_better_mmwave_cell_takes_the_leg_after_the_dynamic_ttt_of_the_sinr_gap() {
+    // At x = 130 m, both in LOS with the same power and gains: the SINR gap is the
+    // path-loss difference 20·log10(d1/d2), d = √(Δx² + 8.5²): 5.33 dB. The first report
+    // (t = 0) reaches the anchor at max(2, 3) = 3 ms; TTT = 150 − 125·(Δ − 3)/17 ms
+    // (132.9 ms), unchanged by later reports (same gap). At T = 3 ms + TTT the handover:
+    // X2 anchor→m1 2 ms, m1→m2 and back 2 × 4 ms, command over LTE 1 ms, then 52 ms of
+    // random access: m2 serves the leg at T + 63 ms.
+    let x = 130.0_f64;
+    let (d1, d2) = (
+        (x * x + 8.5_f64 * 8.5).sqrt(),
+        ((200.0 - x).powi(2) + 8.5_f64 * 8.5).sqrt(),
+    );
+    let gap_db = 20.0 * (d1 / d2).log10();
+    assert!((gap_db - 5.33).abs() < 0.01, "{gap_db}");
+    let ttt_ns = 150e6 - 125e6 * (gap_db - 3.0) / 17.0;
+    let want_ns = 3e6 + ttt_ns + 63e6;
+    let out = run_toml(&two_mmwave(x, &CBR_20M.replace("2.9s", "0.9s")));
+    let h = handovers(&out);
+    // Cells: lte 0, m1 1, m2 2; kind secondary_handover = 6.
+    assert_eq!(h.len(), 1, "{h:?}");
+    assert_eq!((h[0].1, h[0].2, h[0].3), (1, 2, 6));
+    assert!(
+        (h[0].0 as f64 - want_ns).abs() < 1e3,
+        "at {} ns, want {want_ns}",
+        h[0].0
+    );
+    let int_ms = f64s(&out, "handovers", "interruption_ms")[0];
+    assert!((int_ms - 52.0).abs() < 1e-9, "{int_ms}");
+    let ue = &out.summary["ues"][0];
+    assert_eq!(ue["secondary_handovers"], 1);
+    assert_eq!(ue["secondary_cell"], "m2");
+    assert_eq!(ue["serving_cell"], "lte", "no change of the anchor");
+    // The leg's data went on through m2, none lost (the 52 ms of interruption queue in
+    // the leg's RLC, and what m1 held was forwarded).
+    assert!(cell_dl_mbps(&out, 2) > 0.0);
+    assert_eq!(flow(&out, 0)["datagrams_lost"], 0);
+}
+
+#[test]
+fn a_nearer_cell_only_just_better_is_not_taken_before_the_longest_ttt() {
+    // At x = 101 m the gap is 20·log10(101.36/99.36) = 0.17 dB < 3 dB: TTT 150 ms,
+    // served at 3 + 150 + 63 = 216 ms.
+    let out = run_toml(&two_mmwave(101.0, CBR_20M));
+    let h = handovers(&out);
+    assert_eq!(h, vec![(216 * MS, 1, 2, 6)], "{h:?}");
+}
+
+#[test]
+fn bad_dual_connectivity_keys_name_key_and_value() {
+    let base = two_mmwave(130.0, CBR_20M);
+    for (from, to, key, value) in [
+        (
+            "mode = \"coordinated\"",
+            "mode = \"fast\"",
+            "ran.dual_connectivity.mode",
+            "\"fast\"",
+        ),
+        (
+            "x2_delay = \"4ms\"",
+            "x2_delay = \"4ms\"\noutage_threshold_db = inf",
+            "ran.dual_connectivity.outage_threshold_db",
+            "inf",
+        ),
+        (
+            "x2_delay = \"4ms\"",
+            "x2_delay = \"4ms\"\ndynamic_ttt = { diff_min_db = 25.0 }",
+            "ran.dual_connectivity.dynamic_ttt.diff_min_db",
+            "25",
+        ),
+        (
+            "x2_delay = \"4ms\"",
+            "x2_delay = \"4ms\"\n[ran.handover]\nalgorithm = \"threshold\"",
+            "ran.dual_connectivity.mode",
+            "ran.handover.algorithm",
+        ),
+    ] {
+        let e = load_error(&base.replace(from, to));
+        assert!(e.contains(key) && e.contains(value), "{to}: {e}");
+    }
+}
