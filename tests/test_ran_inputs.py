@@ -140,8 +140,6 @@ CASES += [
 CASES += [
     ("dual-unknown-mode", ('preset = "mmwave-2017"\n', 'preset = "mmwave-2017"\ndual_connectivity = { mode = "split" }\n'),
      ["ran.dual_connectivity.mode", '"split"', "sinr, coordinated"]),
-    ("dual-coordinated-with-handover", ('preset = "mmwave-2017"\n', 'preset = "mmwave-2017"\nhandover = { algorithm = "a3" }\ndual_connectivity = { mode = "coordinated" }\n'),
-     ["ran.dual_connectivity.mode", "ran.handover.algorithm"]),
     ("dual-zero-report-period", ('preset = "mmwave-2017"\n', 'preset = "mmwave-2017"\ndual_connectivity = { mode = "coordinated", report_period = "0ms" }\n'),
      ["ran.dual_connectivity.report_period", "longer than zero"]),
     ("dual-negative-hysteresis", ('preset = "mmwave-2017"\n', 'preset = "mmwave-2017"\ndual_connectivity = { switch_back_hysteresis_db = -2.0 }\n'),

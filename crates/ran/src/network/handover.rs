@@ -208,7 +208,8 @@ impl Ran {
         };
         for u in 0..self.ues.len() {
             let ue = UeId::from_index(u);
-            if self.ues[u].trace.is_some() {
+            // A dually connected UE under the coordinator is moved by it (`dual.rs`).
+            if self.ues[u].trace.is_some() || (self.dual.is_some() && self.ues[u].legs.len() > 1) {
                 continue;
             }
             self.measure_cells(ue, now, &mut meas);

@@ -41,8 +41,7 @@ pub fn validate(
     }
     crate::cell::validate(r, node_names, errs);
     super::handover::validate(&r.handover, errs);
-    let handover_on = r.handover.algorithm.as_deref().is_some_and(|a| a != "none");
-    super::dual::validate(&r.dual_connectivity, handover_on, errs);
+    super::dual::validate(&r.dual_connectivity, errs);
     if SchedulerKind::from_name(&r.scheduler).is_none() {
         errs.push((
             "ran.scheduler".into(),

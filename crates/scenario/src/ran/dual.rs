@@ -63,9 +63,10 @@ impl DualTable {
     }
 }
 
-/// Checks the table; every error names its key and value. `handover_on`: a
-/// `[ran.handover]` algorithm is set (the two do not combine).
-pub fn validate(t: &DualTable, handover_on: bool, errs: &mut Errs) {
+/// Checks the table; every error names its key and value. (With `[ran.handover]` on as
+/// well, measurement-based handover moves the UEs without a secondary cell and the
+/// coordinator the others: one scenario can compare the two.)
+pub fn validate(t: &DualTable, errs: &mut Errs) {
     let p = |k: &str| format!("ran.dual_connectivity.{k}");
     if let Some(m) = &t.mode {
         if !MODES.contains(&m.as_str()) {
@@ -74,14 +75,6 @@ pub fn validate(t: &DualTable, handover_on: bool, errs: &mut Errs) {
                 format!("unknown mode \"{m}\"; known: {}", MODES.join(", ")),
             ));
         }
-    }
-    if t.coordinated() && handover_on {
-        errs.push((
-            p("mode"),
-            "\"coordinated\" moves the mmWave leg itself: it does not combine with \
-             ran.handover.algorithm (set one or the other)"
-                .into(),
-        ));
     }
     if t.report_period.is_some_and(|d| d.0 == 0) {
         errs.push((p("report_period"), "must be longer than zero".into()));
@@ -138,9 +131,9 @@ mod tests {
         toml::from_str(text).expect("parses")
     }
 
-    fn errors(text: &str, handover_on: bool) -> Vec<(String, String)> {
+    fn errors(text: &str) -> Vec<(String, String)> {
         let mut e = Errs::new();
-        validate(&parse(text), handover_on, &mut e);
+        validate(&parse(text), &mut e);
         e
     }
 
@@ -166,51 +159,39 @@ mod tests {
 
     #[test]
     fn bad_values_name_their_key_and_value() {
-        for (text, on, key, value) in [
+        for (text, key, value) in [
             (
                 "mode = \"split\"",
-                false,
                 "ran.dual_connectivity.mode",
                 "\"split\"",
             ),
             (
-                "mode = \"coordinated\"",
-                true,
-                "ran.dual_connectivity.mode",
-                "ran.handover.algorithm",
-            ),
-            (
                 "report_period = \"0s\"",
-                false,
                 "ran.dual_connectivity.report_period",
                 "zero",
             ),
             (
                 "outage_threshold_db = nan",
-                false,
                 "ran.dual_connectivity.outage_threshold_db",
                 "NaN",
             ),
             (
                 "switch_back_hysteresis_db = -1.0",
-                false,
                 "ran.dual_connectivity.switch_back_hysteresis_db",
                 "-1",
             ),
             (
                 "retarget_margin_db = -0.5",
-                false,
                 "ran.dual_connectivity.retarget_margin_db",
                 "-0.5",
             ),
             (
                 "dynamic_ttt = { min = \"200ms\" }",
-                false,
                 "ran.dual_connectivity.dynamic_ttt.min",
                 "0.2 s",
             ),
         ] {
-            let e = errors(text, on);
+            let e = errors(text);
             assert_eq!(e.len(), 1, "{text}: {e:?}");
             assert_eq!(e[0].0, key, "{text}");
             assert!(e[0].1.contains(value), "{text}: {}", e[0].1);

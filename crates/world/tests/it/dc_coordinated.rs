@@ -307,14 +307,43 @@ fn bad_dual_connectivity_keys_name_key_and_value() {
             "ran.dual_connectivity.dynamic_ttt.diff_min_db",
             "25",
         ),
-        (
-            "x2_delay = \"4ms\"",
-            "x2_delay = \"4ms\"\n[ran.handover]\nalgorithm = \"threshold\"",
-            "ran.dual_connectivity.mode",
-            "ran.handover.algorithm",
-        ),
     ] {
         let e = load_error(&base.replace(from, to));
         assert!(e.contains(key) && e.contains(value), "{to}: {e}");
     }
+}
+
+/// The train example and its documented hard-handover override.
+const TRAIN: &str = include_str!("../../../../examples/train/train-dc.toml");
+const TRAIN_HH: &str = "ran.ues.0={ name = \"train\", position_m = [450, 0, 3], gnb = \"g2\", \
+                        mobility = { kind = \"linear\", velocity_mps = [30, 0, 0] } }";
+
+#[test]
+fn the_train_example_loads_with_and_without_dual_connectivity() {
+    let load = |sets: &[&str]| {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        mmtsim_scenario::load_str(
+            TRAIN,
+            mmtsim_scenario::Format::Toml,
+            "train-dc.toml",
+            std::path::Path::new("."),
+            &sets,
+        )
+        .unwrap_or_else(|e| panic!("{e}"))
+    };
+    // 50 ms of each: the UE starts dually connected (LTE anchor, mmWave g2) or on g2 alone.
+    let short = "simulation.duration=50ms";
+    let ctl = mmtsim_world::RunControl::default();
+    let dc = mmtsim_world::run(&load(&[short]), &ctl).expect("run");
+    let ue = &dc.summary["ues"][0];
+    assert_eq!(
+        (ue["serving_cell"].as_str(), ue["secondary_cell"].as_str()),
+        (Some("lte"), Some("g2"))
+    );
+    let hh = mmtsim_world::run(&load(&[short, TRAIN_HH]), &ctl).expect("run");
+    let ue = &hh.summary["ues"][0];
+    assert_eq!(
+        (ue["serving_cell"].as_str(), ue["secondary_cell"].as_str()),
+        (Some("g2"), None)
+    );
 }
