@@ -29,8 +29,10 @@
 //!   serves it. No core path switch: downlink still enters at the anchor's site. From
 //!   LTE, the UE switches its data to mmWave when the target serves it.
 //!
-//! Simplifications: the reports carry the measured SINR, without noise or filtering;
-//! a scripted `add_secondary` joins the coordination at the next report; a switch during
+//! Simplifications: the reports carry the measured SINR, without noise or filtering
+//! (fast fading included, so a best SINR near a threshold can switch back and forth at
+//! report pace, as ns-3's unfiltered default would); a scripted `add_secondary` joins the
+//! coordination at the next report, with the data on LTE until the coordinator switches; a switch during
 //! another's X2 forwarding forwards the SDUs still on their way again from the PDCP's copies.
 
 use super::HandoverRecord;
@@ -215,9 +217,18 @@ impl Ran {
             let anchor = self.ues[u].legs[0].cell;
             let secondary = self.ues[u].legs[1].cell;
             if d.ues[u].is_none() {
+                // A secondary cell from the start takes the data at once (nothing is in
+                // flight yet); one added later starts with everything on the LTE leg,
+                // and the coordinator switches to it like any return from LTE.
+                let coord = Coordinator::new(&d.cfg, secondary);
+                let (coord, active) = if now == SimTime::ZERO {
+                    (coord, 1)
+                } else {
+                    (coord.on_lte_from_start(), 0)
+                };
                 d.ues[u] = Some(UeDual {
-                    coord: Coordinator::new(&d.cfg, secondary),
-                    active: 1,
+                    coord,
+                    active,
                     handover: None,
                 });
             }

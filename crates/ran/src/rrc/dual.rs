@@ -124,6 +124,13 @@ impl Coordinator {
         }
     }
 
+    /// A UE whose data is on the LTE leg (a secondary cell added while the anchor carried
+    /// everything): it goes to `current` at the first report that allows it.
+    pub fn on_lte_from_start(mut self) -> Coordinator {
+        self.on_lte = true;
+        self
+    }
+
     /// Whether the UE's data goes through the LTE leg.
     pub fn on_lte(&self) -> bool {
         self.on_lte
@@ -251,6 +258,14 @@ mod tests {
             Some(Decision::ToMmwave)
         );
         assert!(!c.on_lte());
+    }
+
+    #[test]
+    fn a_ue_starting_on_lte_goes_to_its_cell_at_the_first_usable_report() {
+        let mut c = Coordinator::new(&DualConfig::default(), A).on_lte_from_start();
+        assert!(c.on_lte());
+        assert_eq!(c.on_report(ms(1), &[(A, -4.0)]), None);
+        assert_eq!(c.on_report(ms(2), &[(A, 10.0)]), Some(Decision::ToMmwave));
     }
 
     #[test]

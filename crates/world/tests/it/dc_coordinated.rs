@@ -347,3 +347,19 @@ fn the_train_example_loads_with_and_without_dual_connectivity() {
         (Some("g2"), None)
     );
 }
+
+#[test]
+fn a_secondary_added_mid_run_takes_the_data_at_the_first_report_after() {
+    // The walk of the first test, the UE on LTE alone until a scripted add_secondary of
+    // m1 at 0.5 s (x = 390 m, LOS, about 25 dB). The first report instant after it is
+    // ⌈0.5/0.0016⌉ = 313 → 0.5008 s; the report reaches the anchor 2 ms later: the data
+    // switch to m1 at 0.5028 s, and leave it at 1.002 s in the shadow as before.
+    let events = "[[events]]\nat = \"0.5s\"\nadd_secondary = { ue = \"ue\", cell = \"m1\" }\n";
+    let s = scenario(DC, "gnb = \"lte\"", &format!("{CBR_20M}{events}"), "1.5s");
+    let h = handovers(&run_toml(&s));
+    assert_eq!(
+        h,
+        vec![(502_800 * US, 0, 1, 5), (1002 * MS, 1, 0, 4)],
+        "{h:?}"
+    );
+}
