@@ -9,10 +9,12 @@
 //! fall-back. The steps:
 //!
 //! - **Reports.** Every `report_period` each UE measures every cell on its secondary
-//!   cell's carrier (`measure.rs`: the SINR the UE would see from each); the complete
+//!   cell's carrier (`measure.rs`: the SINR the UE would see from each, interference by
+//!   the full-buffer-omni rule unless it is off; ns-3 reports the SNR); the complete
 //!   report reaches the anchor after the largest X2 delay between those cells' sites and
 //!   the anchor's (the wired link's delay, else `x2_delay`; zero within a site). The
-//!   coordinator decides when the report arrives.
+//!   coordinator decides when the report arrives (ns-3 evaluates its table every
+//!   `CrtPeriod`, the same period, on the latest reports: a constant phase shift).
 //! - **Fast switch** (to LTE, or back to the same mmWave cell): new SDUs take the other
 //!   leg from the decision. The RLC entities of the leg left are re-established (no more
 //!   transmissions or decodings of their PDUs; HARQ flushed) and every PDCP SDU the
