@@ -105,3 +105,24 @@ def test_a_run_without_handover_has_an_empty_handovers_table_and_no_measurements
     assert res.table("handovers").height == 0
     assert "measurements" not in res.table_names()
     assert mmtsim.read_run(tmp_path / "run").table("handovers").height == 0
+
+
+def test_the_ran_table_names_the_secondary_cell(tmp_path: Path):
+    # handover-split's UE "ue-car" has no secondary cell: -1 in every row; a secondary
+    # cell added by a scripted add_secondary shows from its instant on.
+    ex = Path(__file__).resolve().parent.parent / "examples" / "handover-split.toml"
+    res = mmtsim.run(ex, overrides={"simulation.duration": "1s"})
+    assert set(res.table("ran")["secondary_cell"].to_list()) == {-1}
+    text = ex.read_text().replace(
+        'handover = { ue = "ue-car", to = "lte" }',
+        'add_secondary = { ue = "walker", cell = "lte" }').replace('at = "5s"', 'at = "0.5s"')
+    scen = tmp_path / "dc.toml"
+    scen.write_text(text)
+    res = mmtsim.run(scen, overrides={"simulation.duration": "1s"})
+    ran = res.table("ran")
+    walker = {u["name"]: u["id"] for u in res.summary["ues"]}["walker"]
+    lte = {c["name"]: c["id"] for c in res.summary["cells"]}["lte"]
+    w = ran.filter(ran["ue"] == walker)
+    before = w.filter(w["t_s"] < 0.5)["secondary_cell"].unique().to_list()
+    after = w.filter(w["t_s"] >= 0.5)["secondary_cell"].unique().to_list()
+    assert before == [-1] and after == [lte]

@@ -9,7 +9,8 @@ Tables and their columns (units in the names):
 - ``queue``: link, t_s, bytes, packets, drops (cumulative) — ``link`` indexes
   ``summary["links"]`` (each link has a forward and a reverse direction)
 - ``owd``: flow, t_s, owd_ms — UDP one-way delays
-- ``ran`` (with a RAN): ue, t_s, SINR, MCS, LOS, RLC occupancy, position, serving cell
+- ``ran`` (with a RAN): ue, t_s, SINR, MCS, LOS, RLC occupancy, position, serving cell,
+  secondary cell (`secondary_cell`, −1 without one) and its downlink SINR
 - ``handovers`` (with a RAN): t_s, ue, from, to (cells), kind ("a3", "threshold",
   "scripted", "reestablishment", and with coordinated dual connectivity "switch_to_lte",
   "switch_to_mmwave", "secondary_handover"), interruption_ms, forwarded_bytes, success — one row
@@ -86,6 +87,10 @@ def _convert(name: str, cols: dict[str, np.ndarray]) -> dict[str, Any]:
             out[k] = np.array(HANDOVER_KINDS, dtype=str)[v.astype(np.int64)]
         elif name == "handovers" and k == "success" and v.dtype.kind in "iu":
             out[k] = v.astype(bool)
+        elif name == "ran" and k == "secondary_cell" and v.dtype.kind == "u":
+            # Rust writes u32::MAX for "no secondary cell".
+            w = v.astype(np.int64)
+            out[k] = np.where(v == np.iinfo(np.uint32).max, -1, w)
         else:
             out[k] = v
     return out

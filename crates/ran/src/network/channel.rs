@@ -134,6 +134,7 @@ impl Ran {
             position: ue.position,
             cell: leg.cell,
             sinr_dl_secondary_db: ue.legs.get(1).map(|l| l.sinr[Direction::Downlink.index()]),
+            secondary: ue.legs.get(1).map(|l| l.cell),
         }
     }
 

@@ -155,6 +155,8 @@ pub struct UeSample {
     pub cell: CellId,
     /// Downlink SINR at the secondary cell, dB (`None` without dual connectivity).
     pub sinr_dl_secondary_db: Option<f64>,
+    /// The secondary cell (`None` without dual connectivity).
+    pub secondary: Option<CellId>,
 }
 
 struct Delivery {

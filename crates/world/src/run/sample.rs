@@ -9,6 +9,9 @@ use mmtsim_engine::SimTime;
 use mmtsim_scenario::model::CwndRecording;
 use mmtsim_transport::tcp::sender::SenderState;
 
+/// The `secondary_cell` of a UE without one (Python reads it as −1).
+pub const NO_CELL: u32 = u32::MAX;
+
 /// The per-UE radio time series.
 #[derive(Default)]
 pub(super) struct RanSeries {
@@ -27,6 +30,8 @@ pub(super) struct RanSeries {
     pub cell: Vec<u32>,
     /// Downlink SINR at the secondary cell (NaN without one).
     pub sinr_dl_secondary_db: Vec<f64>,
+    /// Secondary cell ([`NO_CELL`] without one).
+    pub secondary_cell: Vec<u32>,
 }
 
 impl Sim {
@@ -88,6 +93,7 @@ impl Sim {
                 r.cell.push(s.cell.0);
                 r.sinr_dl_secondary_db
                     .push(s.sinr_dl_secondary_db.unwrap_or(f64::NAN));
+                r.secondary_cell.push(s.secondary.map_or(NO_CELL, |c| c.0));
             }
         }
         let next = now + self.sample;

@@ -372,6 +372,7 @@ impl Sim {
                     f64c("y_m", r.y_m),
                     u32c("cell", r.cell),
                     f64c("sinr_dl_secondary_db", r.sinr_dl_secondary_db),
+                    u32c("secondary_cell", r.secondary_cell),
                 ],
             });
         }

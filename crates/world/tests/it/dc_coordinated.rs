@@ -314,7 +314,7 @@ fn bad_dual_connectivity_keys_name_key_and_value() {
 }
 
 /// The train example and its documented hard-handover override.
-const TRAIN: &str = include_str!("../../../../examples/train/train-dc.toml");
+const TRAIN: &str = include_str!("../../../../examples/train-dc.toml");
 const TRAIN_HH: &str = "ran.ues.0={ name = \"train\", position_m = [450, 0, 3], gnb = \"g2\", \
                         mobility = { kind = \"linear\", velocity_mps = [30, 0, 0] } }";
 
