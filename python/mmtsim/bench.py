@@ -154,6 +154,12 @@ def _build() -> tuple[dict[str, dict], dict[str, list[str]]]:
                        "with CUBIC through four handovers, 40 s (examples/street-handover.toml)",
         "example": "street-handover.toml", "overrides": [],
     }
+    b["ran-train-dc-20s"] = {
+        "description": "seed 003's train at 30 m/s past four 28 GHz gNBs with an LTE "
+                       "anchor, coordinated dual connectivity, CUBIC from a remote server, "
+                       "20 s (examples/train-dc.toml)",
+        "example": "train-dc.toml", "overrides": [],
+    }
     if any(a in NEEDS_UE for a in _algorithms()):
         cc_group.append("newreno-ran-1ue-ul-25s")
     groups = {
