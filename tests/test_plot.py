@@ -120,3 +120,14 @@ def test_a_multi_cell_run_colours_the_sinr_by_serving_cell(tmp_path: Path, radio
     assert lte.get_xdata()[0] == pytest.approx(5.0, abs=0.002)
     # A one-cell run has no cells figure.
     assert cells_figure(mmtsim.read_run(radio_run)) is None
+
+
+def test_a_dually_connected_ue_is_drawn_on_its_secondary_cell(tmp_path: Path):
+    # train-dc: the train's primary cell is the LTE anchor throughout; its mmWave leg
+    # moves g2 → g1 at about 6.6 s (the walls hide g2), so the line is g2's then g1's.
+    from mmtsim.plot_cells import cells_figure
+
+    res = mmtsim.run(EXAMPLES / "train-dc.toml", overrides={"simulation.duration": "8s"})
+    labels = {l.get_label() for l in cells_figure(res).axes[0].lines}
+    assert {"served by g2", "served by g1"} <= labels
+    assert "served by lte" not in labels

@@ -5,7 +5,8 @@ the view of a multi-cell run that Mateo et al. draw for their street ([SEED002 F
 SINR profile represents the AP to which the UE is currently attached").
 
 Drawn for runs with more than one cell. The serving cell and its SINR come from the ``ran``
-table (every sample); the NLOS periods towards every cell need the ``measurements`` table
+table (every sample; for a dually connected UE, its secondary cell and that leg's SINR:
+the mmWave leg, which the coordinator moves between cells); the NLOS periods towards every cell need the ``measurements`` table
 (``ran.handover.log_measurements_every``), whose ``los`` column says, at each measurement,
 whether the UE sees each cell; without it only the serving cell's NLOS periods (the ``ran``
 table's ``los``) are shaded. The background is split in one horizontal band per cell, so
@@ -74,7 +75,13 @@ def cells_figure(res: RunResult):
         d = ran.filter(pl.col("ue") == u).sort("t_s")
         t = d["t_s"].to_numpy()
         sinr = d["sinr_dl_db"].to_numpy()
-        cell = d["cell"].to_numpy()
+        primary = cell = d["cell"].to_numpy()
+        if "secondary_cell" in d.columns:
+            # A dually connected UE: the line follows its secondary (mmWave) leg.
+            sec = d["secondary_cell"].to_numpy()
+            on = sec >= 0
+            cell = np.where(on, sec, cell)
+            sinr = np.where(on, d["sinr_dl_secondary_db"].to_numpy(), sinr)
         # Backgrounds: band k of the panel's height is cell k's NLOS periods.
         for k, c in enumerate(sorted(cells)):
             if meas is not None:
@@ -82,7 +89,8 @@ def cells_figure(res: RunResult):
                 mt = m["t_s"].to_numpy()
                 spans = _periods(mt, ~m["los"].to_numpy().astype(bool), _step(mt))
             else:
-                serving_nlos = (cell == c) & ~d["los"].to_numpy().astype(bool)
+                # The `ran` table's LOS is the primary cell's.
+                serving_nlos = (primary == c) & ~d["los"].to_numpy().astype(bool)
                 spans = _periods(t, serving_nlos, _step(t))
             lo, hi = k / n_cells, (k + 1) / n_cells
             for start, length in spans:
