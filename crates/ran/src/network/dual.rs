@@ -123,17 +123,10 @@ impl Ran {
     /// Sets the one-way X2 delay between the sites of every pair of cells (`None`: no
     /// wired link, `x2_delay` applies); zero between two cells of one site.
     pub fn set_x2_delays(&mut self, delay: impl Fn(NodeId, NodeId) -> Option<SimTime>) {
-        let n = self.cells.len();
-        let nodes: Vec<NodeId> = self.cells.iter().map(|c| c.node).collect();
-        if let Some(d) = &mut self.dual {
-            for a in 0..n {
-                for b in 0..n {
-                    d.x2[a * n + b] = if nodes[a] == nodes[b] {
-                        SimTime::ZERO
-                    } else {
-                        delay(nodes[a], nodes[b]).unwrap_or(d.cfg.x2_delay)
-                    };
-                }
+        if let Some(default) = self.dual.as_ref().map(|d| d.cfg.x2_delay) {
+            let m = self.site_delays(&delay, default);
+            if let Some(d) = &mut self.dual {
+                d.x2 = m;
             }
         }
     }

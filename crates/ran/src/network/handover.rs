@@ -153,17 +153,10 @@ impl Ran {
     /// for sites `a` ≠ `b` (`None`: no wired link, the configured default applies); zero
     /// between two cells of one site.
     pub fn set_xn_delays(&mut self, delay: impl Fn(NodeId, NodeId) -> Option<SimTime>) {
-        let n = self.cells.len();
-        let nodes: Vec<NodeId> = self.cells.iter().map(|c| c.node).collect();
-        if let Some(h) = &mut self.ho {
-            for a in 0..n {
-                for b in 0..n {
-                    h.xn[a * n + b] = if nodes[a] == nodes[b] {
-                        SimTime::ZERO
-                    } else {
-                        delay(nodes[a], nodes[b]).unwrap_or(h.cfg.xn_default_delay)
-                    };
-                }
+        if let Some(default) = self.ho.as_ref().map(|h| h.cfg.xn_default_delay) {
+            let m = self.site_delays(&delay, default);
+            if let Some(h) = &mut self.ho {
+                h.xn = m;
             }
         }
     }
@@ -276,6 +269,33 @@ impl Ran {
             meas[target.index()].sinr_db >= min_sinr
         });
         let mut wake = None;
+        // A handover that ends, served or failed, is one row of the handovers table.
+        if let Some(
+            Step::Served {
+                source,
+                target,
+                kind,
+                interruption,
+            }
+            | Step::Failed {
+                source,
+                target,
+                kind,
+                interruption,
+            },
+        ) = &step
+        {
+            self.ho_records.push(HandoverRecord {
+                at: now,
+                ue,
+                from: *source,
+                to: *target,
+                kind: *kind,
+                interruption: *interruption,
+                forwarded_bytes: h.ues[u].forwarded_bytes,
+                success: matches!(step, Some(Step::Served { .. })),
+            });
+        }
         match step {
             None => {}
             Some(Step::Detach { source, target }) => {
@@ -283,42 +303,12 @@ impl Ran {
                 h.ues[u].forwarded_bytes = fwd;
                 events.push(RrcEvent::Detached { ue, to: target });
             }
-            Some(Step::Served {
-                source,
-                target,
-                kind,
-                interruption,
-            }) => {
-                self.ho_records.push(HandoverRecord {
-                    at: now,
-                    ue,
-                    from: source,
-                    to: target,
-                    kind,
-                    interruption,
-                    forwarded_bytes: h.ues[u].forwarded_bytes,
-                    success: true,
-                });
+            Some(Step::Served { target, .. }) => {
                 h.ues[u].trigger.reset();
                 wake = self.attach_leg(now, ue, target, true);
                 events.push(RrcEvent::Served { ue, cell: target });
             }
-            Some(Step::Failed {
-                source,
-                target,
-                kind,
-                interruption,
-            }) => {
-                self.ho_records.push(HandoverRecord {
-                    at: now,
-                    ue,
-                    from: source,
-                    to: target,
-                    kind,
-                    interruption,
-                    forwarded_bytes: h.ues[u].forwarded_bytes,
-                    success: false,
-                });
+            Some(Step::Failed { .. }) => {
                 self.ues[u].stats.handover_failures += 1;
             }
             Some(Step::Reestablish {

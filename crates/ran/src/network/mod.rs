@@ -646,6 +646,29 @@ impl Ran {
     }
 
     /// Makes sure cell `c` runs a slot at the first boundary at or after `now`.
+    /// The one-way delay between the sites of every pair of cells, `[a · cells + b]`:
+    /// zero between two cells of one site, `delay(a, b)` between sites joined by a wired
+    /// link (Xn/X2), else `default`. Shared by the handover's Xn and the dual-connectivity
+    /// coordinator's X2.
+    fn site_delays(
+        &self,
+        delay: &dyn Fn(NodeId, NodeId) -> Option<SimTime>,
+        default: SimTime,
+    ) -> Vec<SimTime> {
+        let nodes: Vec<NodeId> = self.cells.iter().map(|c| c.node).collect();
+        let mut m = Vec::with_capacity(nodes.len() * nodes.len());
+        for &a in &nodes {
+            for &b in &nodes {
+                m.push(if a == b {
+                    SimTime::ZERO
+                } else {
+                    delay(a, b).unwrap_or(default)
+                });
+            }
+        }
+        m
+    }
+
     fn wake(&mut self, c: CellId, now: SimTime) -> Option<(CellId, SimTime)> {
         let cell = &mut self.cells[c.index()];
         let mut t = cell.radio.align(now);
