@@ -31,7 +31,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import polars as pl  # noqa: E402
 
 from . import stats  # noqa: E402
-from .plot import _los_periods, _thin  # noqa: E402
+from .plot import _thin  # noqa: E402
+from .plot_cells import periods as _los_periods  # noqa: E402
 from .results import RunResult  # noqa: E402
 from .summarize import ELLIPSE_X, ELLIPSE_Y, FEW_RUNS  # noqa: E402
 

@@ -33,7 +33,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
-from .plot_cells import cells_figure  # noqa: E402
+from .plot_cells import cells_figure, periods  # noqa: E402
 from .results import RunResult  # noqa: E402
 
 # Time series longer than this are thinned for drawing (the data files keep every sample).
@@ -55,23 +55,6 @@ def _thin(df: pl.DataFrame) -> pl.DataFrame:
     if df.height <= MAX_POINTS:
         return df
     return df.gather_every(df.height // MAX_POINTS + 1)
-
-
-def _los_periods(t, los) -> list[tuple[float, float]]:
-    """(start, length) of the intervals where ``los`` is true, each sample holding until the
-    next one (the last for one more sampling interval)."""
-    spans = []
-    start = None
-    for i in range(len(t)):
-        if los[i] and start is None:
-            start = t[i]
-        elif not los[i] and start is not None:
-            spans.append((start, t[i] - start))
-            start = None
-    if start is not None:
-        end = t[-1] + (t[-1] - t[-2] if len(t) > 1 else 0.0)
-        spans.append((start, end - start))
-    return spans
 
 
 # ---------------------------------------------------------------------------------------
@@ -114,7 +97,7 @@ def radio_series(res: RunResult) -> list[UeSeries]:
             sinr_db={x: d[f"sinr_{x}_db"].to_numpy() for x in ("dl", "ul")},
             mcs={x: d[f"mcs_{x}"].to_numpy() for x in ("dl", "ul")},
             rlc_kb={x: d[f"rlc_{x}_bytes"].to_numpy() * 1e-3 for x in ("dl", "ul")},
-            nlos=_los_periods(full["t_s"].to_numpy(), ~los)))
+            nlos=periods(full["t_s"].to_numpy(), ~los)))
     return out
 
 

@@ -29,24 +29,21 @@ from .results import RunResult  # noqa: E402
 MAX_UES = 10
 
 
-def _periods(t: np.ndarray, flag: np.ndarray, step: float) -> list[tuple[float, float]]:
-    """(start, length) of the runs where ``flag`` holds, each sample holding until the next
-    (the last for ``step``)."""
-    out = []
+def periods(t, flag) -> list[tuple[float, float]]:
+    """(start, length) of the intervals where ``flag`` is true, each sample holding until the
+    next one (the last for one more sampling interval). Also the radio panels' NLOS bars."""
+    spans = []
     start = None
     for i in range(len(t)):
         if flag[i] and start is None:
             start = t[i]
         elif not flag[i] and start is not None:
-            out.append((start, t[i] - start))
+            spans.append((start, t[i] - start))
             start = None
     if start is not None:
-        out.append((start, t[-1] + step - start))
-    return out
-
-
-def _step(t: np.ndarray) -> float:
-    return float(np.median(np.diff(t))) if len(t) > 1 else 0.0
+        end = t[-1] + (t[-1] - t[-2] if len(t) > 1 else 0.0)
+        spans.append((start, end - start))
+    return spans
 
 
 def has_cells(res: RunResult) -> bool:
@@ -87,11 +84,11 @@ def cells_figure(res: RunResult):
             if meas is not None:
                 m = meas.filter((pl.col("ue") == u) & (pl.col("cell") == c)).sort("t_s")
                 mt = m["t_s"].to_numpy()
-                spans = _periods(mt, ~m["los"].to_numpy().astype(bool), _step(mt))
+                spans = periods(mt, ~m["los"].to_numpy().astype(bool))
             else:
                 # The `ran` table's LOS is the primary cell's.
                 serving_nlos = (primary == c) & ~d["los"].to_numpy().astype(bool)
-                spans = _periods(t, serving_nlos, _step(t))
+                spans = periods(t, serving_nlos)
             lo, hi = k / n_cells, (k + 1) / n_cells
             for start, length in spans:
                 ax.axvspan(start, start + length, ymin=lo, ymax=hi, color=colours[c],
