@@ -333,6 +333,18 @@ impl LinkDir {
         }
     }
 
+    /// Bytes the queue still admits at `now` in packets of `packet_bytes` (what a host
+    /// writing into this link may add without a tail drop).
+    pub fn queue_room_bytes(&mut self, now: SimTime, packet_bytes: u32) -> u64 {
+        let (limit_bytes, limit_packets) = match &self.tx {
+            Transmitter::Fifo(f) => (f.limit_bytes, f.limit_packets),
+            _ => self.queue.limits(),
+        };
+        let (bytes, packets) = (self.queue_bytes(now), self.queue_packets(now) as u64);
+        let by_packets = (limit_packets as u64).saturating_sub(packets) * packet_bytes as u64;
+        limit_bytes.saturating_sub(bytes).min(by_packets)
+    }
+
     /// Packets waiting in the queue at `now`.
     pub fn queue_packets(&mut self, now: SimTime) -> usize {
         match &mut self.tx {
@@ -355,6 +367,27 @@ impl LinkDir {
     /// One-way propagation delay.
     pub fn delay(&self) -> SimTime {
         self.delay
+    }
+
+    /// The highest rate over `[0, until)`: the constant rate, or for a trace the largest
+    /// mean over a window of `window` (a Mahimahi trace's opportunities are 1 ms apart,
+    /// so a window of a few ms gives its sustained peak).
+    pub fn peak_rate(&self, until: SimTime, window: SimTime) -> Rate {
+        match &self.tx {
+            Transmitter::Constant(r) => *r,
+            Transmitter::Fifo(f) => f.rate,
+            Transmitter::Trace(s) => {
+                let w = window.ns().max(1);
+                let mut best = 0u64;
+                let mut t = 0u64;
+                while t < until.ns() {
+                    let b = s.trace().capacity_bytes(SimTime(t), SimTime(t + w));
+                    best = best.max(b);
+                    t += w;
+                }
+                Rate((best as u128 * 8 * 1_000_000_000 / w as u128) as u64)
+            }
+        }
     }
 
     /// A representative rate: the constant rate, or a trace's mean over its first minute.

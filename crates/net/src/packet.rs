@@ -132,6 +132,8 @@ pub enum Transport {
     Tcp(TcpHeader),
     /// A UDP datagram.
     Udp(UdpHeader),
+    /// An mmCPTP message (it rides in UDP; `crate::cptp` gives its layout).
+    Cptp(crate::cptp::CptpHeader),
 }
 
 /// A packet in flight.

@@ -15,6 +15,7 @@
 
 pub mod cell;
 pub mod core;
+pub mod mmcptp;
 pub mod model;
 pub mod overrides;
 mod positional;

@@ -310,6 +310,8 @@ pub enum Protocol {
     Tcp,
     /// UDP.
     Udp,
+    /// mmCPTP, the pull-based transport of seed 004 (`mmcptp.rs`).
+    Mmcptp,
 }
 
 /// What the application does.
@@ -593,6 +595,10 @@ pub struct Flow {
     /// Split the connection at a relay node (split TCP), see `relay.rs`.
     #[serde(default)]
     pub relay: Option<crate::relay::Relay>,
+    /// An mmCPTP download's proxy and pull settings (`protocol = "mmcptp"`), see
+    /// `mmcptp.rs`.
+    #[serde(default)]
+    pub mmcptp: Option<crate::mmcptp::Mmcptp>,
 }
 
 fn one_u32() -> u32 {

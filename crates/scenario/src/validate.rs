@@ -393,6 +393,33 @@ pub fn validate(s: &Scenario, base_dir: &Path) -> Result<(Traces, crate::ran::Si
                 ));
             }
         }
+        crate::mmcptp::validate(&p, f, &|n| index.contains_key(n), &is_ue, &mut errs);
+        if let (Some(m), Some(a), Some(b)) = (&f.mmcptp, from, to) {
+            if let Some(&x) = index.get(m.proxy.as_str()) {
+                if x != a && x != b && !(reachable(&adj, a, x) && reachable(&adj, x, b)) {
+                    errs.push((
+                        format!("{p}.mmcptp.proxy"),
+                        format!(
+                            "no path of links leads from \"{}\" through \"{}\" to \"{}\"",
+                            f.from, m.proxy, f.to
+                        ),
+                    ));
+                }
+            }
+        }
+        if let (Some(bs), Some(b)) = (f.mmcptp.as_ref().and_then(|m| m.bs.as_ref()), to) {
+            if let Some(&x) = index.get(bs.as_str()) {
+                if x != b && !adj[x].contains(&b) {
+                    errs.push((
+                        format!("{p}.mmcptp.bs"),
+                        format!(
+                            "\"{bs}\" has no link to \"{}\": the plug-in's node must be the last hop before the UE",
+                            f.to
+                        ),
+                    ));
+                }
+            }
+        }
         let tcp_app = !matches!(f.app, App::Cbr { .. });
         match (f.protocol, tcp_app) {
             (Protocol::Udp, true) => errs.push((
@@ -436,7 +463,7 @@ pub fn validate(s: &Scenario, base_dir: &Path) -> Result<(Traces, crate::ran::Si
             }
             _ => {}
         }
-        if f.protocol == Protocol::Tcp {
+        if f.protocol != Protocol::Udp {
             check_tcp(&format!("{p}.tcp"), &f.tcp, &mut errs);
             if let Err((k, m)) = resolve::cc_params(f.cc.as_ref()) {
                 errs.push((format!("{p}.{k}"), m));

@@ -13,5 +13,6 @@
 #![warn(missing_docs)]
 
 pub mod cc;
+pub mod cptp;
 pub mod tcp;
 pub mod udp;

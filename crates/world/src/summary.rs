@@ -123,6 +123,58 @@ pub enum FlowProtocol {
     Tcp(TcpFlowSummary),
     /// A UDP flow.
     Udp(UdpFlowSummary),
+    /// An mmCPTP download's proxy → UE leg.
+    Mmcptp(CptpFlowSummary),
+}
+
+/// The fields of an mmCPTP download's second leg (proxy → UE) [MMCPTP]. Counters of
+/// messages count what was sent; their bytes are counted on the links they crossed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CptpFlowSummary {
+    /// Payload bytes per data packet.
+    pub packet_bytes: u32,
+    /// Pull buffer size at the BS, bytes.
+    pub pull_buffer_bytes: u64,
+    /// Mean of the sampled pull-buffer occupancy (arrived, not acknowledged by the UE),
+    /// bytes (`null` without samples).
+    pub pull_buffer_mean_bytes: Option<f64>,
+    /// Largest sampled pull-buffer occupancy, bytes.
+    pub pull_buffer_max_bytes: u64,
+    /// The proxy's cache size, bytes.
+    pub cache_bytes: u64,
+    /// Mean of the sampled cache occupancy (read from the server, not confirmed
+    /// delivered), bytes (`null` without samples).
+    pub cache_mean_bytes: Option<f64>,
+    /// Largest sampled cache occupancy, bytes.
+    pub cache_max_bytes: u64,
+    /// Pulls the BS sent.
+    pub pulls: u64,
+    /// SACKs the BS sent (gaps in what the proxy sent).
+    pub sacks: u64,
+    /// Handover NACKs the source BS sent.
+    pub nacks: u64,
+    /// New data packets the proxy sent.
+    pub proxy_packets: u64,
+    /// Data packets the proxy sent again (SACK or timer).
+    pub proxy_retransmits: u64,
+    /// Of those, by the proxy's retransmission timer.
+    pub proxy_timeouts: u64,
+    /// Data packets the BS pushed into the lower layer for the first time.
+    pub bs_pushed: u64,
+    /// Data packets the BS pushed again (the UE lacked them).
+    pub bs_retransmits: u64,
+    /// ACKs the UE sent.
+    pub ue_acks: u64,
+    /// Content requests the UE sent (the first and its retries).
+    pub requests: u64,
+    /// FAILs the proxy sent (the server did not answer in time).
+    pub failures: u64,
+    /// Every retry failed: the UE gave up.
+    pub gave_up: bool,
+    /// Data packets that reached the UE twice.
+    pub ue_duplicates: u64,
+    /// The whole file reached the UE (file downloads), s after the flow's start.
+    pub completion_time_s: Option<f64>,
 }
 
 /// The fields of a TCP flow beyond those of every flow.

@@ -287,7 +287,8 @@ fn encode_frame(buf: &mut Vec<u8>, pkt: &Packet, ip_id: u16) -> io::Result<u32> 
             let total = ip_total_length(pkt.size_bytes.saturating_sub(omitted), len)?;
             (len, IP_PROTO_TCP, total)
         }
-        Transport::Udp(_) => {
+        // mmCPTP rides in UDP; its own header is written as payload (zeros).
+        Transport::Udp(_) | Transport::Cptp(_) => {
             let len = UDP_HEADER_BYTES as usize;
             let total = ip_total_length(pkt.size_bytes, len)?;
             encode_udp_header(&mut l4, pkt.flow, total);

@@ -156,6 +156,11 @@ impl Queue {
         self.bytes
     }
 
+    /// The limits: (bytes, packets).
+    pub fn limits(&self) -> (u64, u32) {
+        (self.limit_bytes, self.limit_packets)
+    }
+
     /// Waiting packets.
     pub fn len(&self) -> usize {
         self.items.len()

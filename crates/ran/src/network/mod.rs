@@ -484,6 +484,16 @@ impl Ran {
         &self.ues[ue.index()].view
     }
 
+    /// Bytes waiting in UE `ue`'s RLC transmission buffers for direction `dir`, over all
+    /// its legs, as they are now (the view's figure is as of the last slot).
+    pub fn rlc_tx_bytes(&self, ue: UeId, dir: Direction) -> u64 {
+        self.ues[ue.index()]
+            .legs
+            .iter()
+            .map(|l| l.rlc[dir.index()].tx_buffer_bytes())
+            .sum()
+    }
+
     /// Counters of UE `ue`.
     pub fn ue_stats(&self, ue: UeId) -> &UeStats {
         &self.ues[ue.index()].stats

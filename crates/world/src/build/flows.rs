@@ -37,6 +37,9 @@ pub(crate) enum FlowKind {
         sink: UdpSink,
         owd: DelayLog,
     },
+    /// An mmCPTP download's proxy → UE leg (boxed: one per download, rarely touched
+    /// beside the TCP legs).
+    Cptp(Box<super::cptp::CptpState>),
 }
 
 pub(crate) struct FlowState {
@@ -262,7 +265,8 @@ pub(super) fn build_flows(
         let n: u64 = s
             .flows
             .iter()
-            .filter(|f| f.protocol == p)
+            // An mmCPTP download records one TCP connection (server → proxy).
+            .filter(|f| f.protocol == p || (p == Protocol::Tcp && f.protocol == Protocol::Mmcptp))
             .map(|f| f.count as u64 * if f.relay.is_some() { 2 } else { 1 })
             .sum();
         if s.metrics.keep_all_samples {
@@ -337,7 +341,115 @@ pub(super) fn build_flows(
                 ));
                 continue;
             }
+            if let Some(m) = &f.mmcptp {
+                // Two legs as a relayed flow's: the server's TCP connection to the proxy
+                // (read into the cache) and the mmCPTP download from the proxy.
+                let (one, two) = (
+                    FlowId::from_index(flows.len()),
+                    FlowId::from_index(flows.len() + 1),
+                );
+                let proxy = node_index(&m.proxy);
+                let mut leg1 = f.clone();
+                leg1.to = m.proxy.clone();
+                leg1.protocol = Protocol::Tcp;
+                leg1.mmcptp = None;
+                let (n1, n2) = (format!("{name}.leg1"), format!("{name}.leg2"));
+                let kind1 = ctx.tcp(&leg1, &n1, start, stop, true);
+                let mss = resolve::tcp_config(f)
+                    .expect("validated TCP configuration")
+                    .mss;
+                let (access, peak, interval) = match &m.bs {
+                    None => {
+                        let ue = node_ue[dst.index()].expect("validated: a RAN UE");
+                        let ran = ran.expect("validated: a RAN UE");
+                        let num = ran.numerology(ran.serving_cell(ue));
+                        (super::cptp::Access::Ran(ue), num.peak_rate_bps(), num.slot)
+                    }
+                    Some(b) => {
+                        let node = node_index(b);
+                        let Hop::Link(l) = forwarding.next(node, dst) else {
+                            unreachable!("validated: the plug-in's node has a link to the UE")
+                        };
+                        let interval = m.push_interval.time();
+                        let peak = links[l.index()]
+                            .dir
+                            .peak_rate(end, SimTime::from_ms(10))
+                            .as_bps() as f64;
+                        (
+                            super::cptp::Access::Wired {
+                                node,
+                                link: l,
+                                interval,
+                            },
+                            peak,
+                            interval,
+                        )
+                    }
+                };
+                // The round trip from the proxy to the UE by propagation delays; the radio
+                // adds its HARQ round trip, 8 slots (8 TTIs in LTE, TS 36.213 §8).
+                let mut one_way = SimTime::ZERO;
+                let mut radio = SimTime::ZERO;
+                let mut at = proxy;
+                for _ in 0..node_ue.len() {
+                    match forwarding.next(at, dst) {
+                        Hop::Link(l) => {
+                            one_way += links[l.index()].dir.delay();
+                            at = links[l.index()].to;
+                        }
+                        Hop::Radio(..) => {
+                            radio = SimTime(interval.ns() * 8);
+                            break;
+                        }
+                        Hop::Unreachable => break,
+                    }
+                    if at == dst {
+                        break;
+                    }
+                }
+                let round_trip = one_way + one_way + radio;
+                let mut state = super::cptp::cptp_state(
+                    m, mss, src, proxy, dst, access, one, peak, interval, round_trip,
+                );
+                if let App::File { size } = &f.app {
+                    // The server's response names the content's length.
+                    state.proxy.set_content_length(size.0);
+                }
+                let cache = m.cache.0;
+                let leg = |leg: u8, peer: FlowId| RelayLeg {
+                    node: proxy,
+                    leg,
+                    peer,
+                    buffer_bytes: cache,
+                    opened: false,
+                };
+                let fs1 = flow_state(
+                    n1,
+                    src,
+                    proxy,
+                    start,
+                    stop,
+                    kind1,
+                    node_ue,
+                    Reader::Relay,
+                    Some(leg(1, two)),
+                );
+                flows.push(fs1);
+                flows.push(flow_state(
+                    n2,
+                    proxy,
+                    dst,
+                    start,
+                    stop,
+                    (FlowKind::Cptp(Box::new(state)), "mmcptp"),
+                    node_ue,
+                    Reader::AtOnce,
+                    Some(leg(2, one)),
+                ));
+                continue;
+            }
             let kind = match f.protocol {
+                Protocol::Mmcptp => unreachable!("validated: an mmCPTP flow has its table"),
                 Protocol::Tcp => ctx.tcp(f, &name, start, stop, true),
                 Protocol::Udp => {
                     let App::Cbr { rate, payload } = &f.app else {

@@ -5,7 +5,10 @@
 //! then its UEs (`Scenario::node_names`). Link directions are numbered as they are read:
 //! link k's forward direction is `LinkId(2k)`, its reverse `LinkId(2k + 1)`.
 
+mod cptp;
 mod flows;
+
+pub(crate) use cptp::{Access, CptpState};
 
 pub(crate) use flows::{FlowKind, FlowState, Reader};
 

@@ -19,6 +19,7 @@ impl Sim {
         };
         let mut out = std::mem::take(&mut self.rout);
         let next = ran.slot(now, c, &mut out);
+        let site = ran.cell_node(c);
         if let Some(t) = next {
             self.q.schedule_in_class(t, CLASS_EARLY, Ev::Slot(c));
         }
@@ -36,10 +37,47 @@ impl Sim {
             self.forward(now, pkt, node);
         }
         self.rout = out;
+        if !self.cptp_flows.is_empty() {
+            // mmCPTP's plug-in reads RLC's buffer status every MAC scheduling interval.
+            self.cptp_slot(now, site);
+        }
     }
 
-    /// Packet `pkt` takes the radio hop of `ue` in direction `dir`.
+    /// True if `pkt` is an mmCPTP data packet from its proxy that the plug-in at `node`
+    /// (`None`: the UE's serving site, on the way into the radio) takes.
+    fn cptp_takes(&self, pkt: u32, node: Option<NodeId>) -> bool {
+        let p = &self.pkts[pkt as usize];
+        if !matches!(
+            p.transport,
+            mmtsim_net::packet::Transport::Cptp(mmtsim_net::cptp::CptpHeader {
+                msg: mmtsim_net::cptp::Msg::Data { .. },
+                ..
+            })
+        ) {
+            return false;
+        }
+        match &self.flows[p.flow.index()].kind {
+            crate::build::FlowKind::Cptp(c) if c.proxy_node == p.src => match (c.access, node) {
+                (crate::build::Access::Ran(_), None) => true,
+                (crate::build::Access::Wired { node: at, .. }, Some(n)) => at == n,
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// Packet `pkt` takes the radio hop of `ue` in direction `dir` (an mmCPTP data packet
+    /// from its proxy goes to the plug-in at the serving site instead).
     fn radio(&mut self, now: SimTime, pkt: u32, ue: UeId, dir: Direction) {
+        if dir == Direction::Downlink && !self.cptp_flows.is_empty() && self.cptp_takes(pkt, None) {
+            let site = self.topology.site_of(ue);
+            return self.cptp_at_bs(now, pkt, site);
+        }
+        self.radio_enqueue(now, pkt, ue, dir);
+    }
+
+    /// Packet `pkt` enters the radio of `ue` in direction `dir`.
+    pub(super) fn radio_enqueue(&mut self, now: SimTime, pkt: u32, ue: UeId, dir: Direction) {
         let size = self.pkts[pkt as usize].size_bytes;
         let ran = self
             .ran
@@ -127,6 +165,11 @@ impl Sim {
             let p = &self.pkts[pkt as usize];
             (p.dst, p.tunnel)
         };
+        if self.cptp_hosts.get(node.index()).copied().unwrap_or(false)
+            && self.cptp_takes(pkt, Some(node))
+        {
+            return self.cptp_at_bs(now, pkt, node);
+        }
         let target = match tunnel {
             Some(end) if end == node => return self.tunnel_exit(now, pkt, node),
             Some(end) => end,
@@ -190,7 +233,7 @@ impl Sim {
     }
 
     #[inline]
-    fn send_on_link(&mut self, now: SimTime, pkt: u32, l: LinkId) {
+    pub(super) fn send_on_link(&mut self, now: SimTime, pkt: u32, l: LinkId) {
         let li = l.index();
         let size_bytes = self.pkts[pkt as usize].size_bytes;
         let (reverse, capture) = (self.links[li].reverse, self.links[li].capture);

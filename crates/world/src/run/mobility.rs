@@ -76,14 +76,13 @@ impl Sim {
                 // The UE's traffic goes to the target's site from now: what reaches the
                 // source through the core's old tunnel is forwarded over Xn.
                 RrcEvent::Detached { ue, to } => {
-                    self.topology.attach(ue, ran.cell_node(to));
-                    self.fwd = self.topology.forwarding();
+                    let site = ran.cell_node(to);
+                    self.attach_ue(now, ue, site);
                 }
                 RrcEvent::Served { ue, cell } => {
                     let site = ran.cell_node(cell);
                     if self.topology.site_of(ue) != site {
-                        self.topology.attach(ue, site);
-                        self.fwd = self.topology.forwarding();
+                        self.attach_ue(now, ue, site);
                     }
                     if let Some(core) = &mut self.core {
                         core.path_switch(ue, site);

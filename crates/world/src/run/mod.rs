@@ -2,6 +2,7 @@
 //! links, tunnels, the radio) is `forward.rs`, transport endpoints and applications
 //! `transport.rs`, sampled time series `sample.rs`, the summary at the end `summary.rs`.
 
+mod cptp;
 mod dual;
 mod forward;
 mod mobility;
@@ -100,6 +101,11 @@ enum Ev {
     Rrc(UeId),
     /// A step of coordinated dual connectivity (reports, decisions, X2 forwarding).
     Dual,
+    /// A timer of one role of an mmCPTP download (`cptp.rs`: proxy, BS, UE, push tick).
+    Cptp {
+        flow: FlowId,
+        role: u8,
+    },
 }
 
 struct Sim {
@@ -139,6 +145,10 @@ struct Sim {
     late_events: Vec<(usize, SimTime)>,
     /// Scripted events that found nothing to do, in words.
     event_notices: Vec<String>,
+    /// The mmCPTP downloads (their second legs).
+    cptp_flows: Vec<FlowId>,
+    /// Nodes hosting an mmCPTP plug-in before a wired last hop.
+    cptp_hosts: Vec<bool>,
 }
 
 /// Runs a validated scenario to its end.
@@ -192,7 +202,18 @@ pub fn run(loaded: &Loaded, ctl: &RunControl) -> Result<RunOutput, RunError> {
         unroutable: 0,
         late_events: Vec::new(),
         event_notices: Vec::new(),
+        cptp_flows: Vec::new(),
+        cptp_hosts: Vec::new(),
     };
+    sim.cptp_hosts = vec![false; b.nodes.len()];
+    for (i, f) in sim.flows.iter().enumerate() {
+        if let FlowKind::Cptp(c) = &f.kind {
+            sim.cptp_flows.push(FlowId::from_index(i));
+            if let crate::build::Access::Wired { node, .. } = c.access {
+                sim.cptp_hosts[node.index()] = true;
+            }
+        }
+    }
     for (i, &(at, _)) in sim.events.iter().enumerate() {
         // A shortened run (`--set simulation.duration=…`) may end before an event: it does
         // not happen, and the summary says so.
@@ -205,8 +226,14 @@ pub fn run(loaded: &Loaded, ctl: &RunControl) -> Result<RunOutput, RunError> {
     }
     for (i, f) in sim.flows.iter().enumerate() {
         let id = FlowId::from_index(i);
-        // A relay's second leg opens when its first leg's SYN reaches the relay.
-        if f.relay.as_ref().is_none_or(|r| r.leg == 1) {
+        // A relay's second leg opens when its first leg's SYN reaches the relay; an mmCPTP
+        // download starts with the UE's request, and its server's connection when the
+        // proxy's HTTP request reaches the server.
+        let cptp = matches!(f.kind, FlowKind::Cptp(_));
+        let cptp_server = f.relay.as_ref().is_some_and(|r| {
+            r.leg == 1 && matches!(sim.flows[r.peer.index()].kind, FlowKind::Cptp(_))
+        });
+        if cptp || (f.relay.as_ref().is_none_or(|r| r.leg == 1) && !cptp_server) {
             sim.q.schedule(f.start, Ev::FlowStart(id));
         }
         // A relay's second leg has no application to stop: it forwards all the first leg
@@ -293,6 +320,7 @@ impl Sim {
             Ev::Measure => self.measure(now),
             Ev::Rrc(ue) => self.rrc(now, ue),
             Ev::Dual => self.dual(now),
+            Ev::Cptp { flow, role } => self.cptp_timer(now, flow, role),
         }
     }
 
@@ -339,10 +367,19 @@ impl Sim {
             self.q.schedule_in_class(t, CLASS_EARLY, Ev::Slot(c));
         }
         let site: NodeId = ran.cell_node(to);
-        self.topology.attach(ue, site);
-        self.fwd = self.topology.forwarding();
+        self.attach_ue(now, ue, site);
         if let Some(core) = &mut self.core {
             core.path_switch(ue, site);
+        }
+    }
+
+    /// UE `ue` is attached to `site` from `now`: the forwarding tables follow, and mmCPTP
+    /// plug-ins at the site it left send their handover NACKs.
+    fn attach_ue(&mut self, now: SimTime, ue: UeId, site: NodeId) {
+        self.topology.attach(ue, site);
+        self.fwd = self.topology.forwarding();
+        if !self.cptp_flows.is_empty() {
+            self.cptp_left_site(now, ue);
         }
     }
 }

@@ -49,6 +49,8 @@ impl Sim {
                             - sender.snd_una().saturating_sub(1).min(sender.app_written());
                         relay.buffer_bytes.saturating_sub(held)
                     }
+                    // An mmCPTP proxy reads into its cache.
+                    FlowKind::Cptp(_) => self.cptp_cache_room(relay.peer),
                     FlowKind::Udp { .. } => unreachable!("relays join TCP legs"),
                 };
                 room.min(unread)
@@ -106,6 +108,9 @@ impl Sim {
             .filter(|r| r.leg == 1)
             .map(|r| r.peer);
         if let (Some(two), true) = (relay_peer, read > 0) {
+            if matches!(self.flows[two.index()].kind, FlowKind::Cptp(_)) {
+                return self.cptp_cached(now, two, read);
+            }
             if let FlowKind::Tcp { sender, .. } = &mut self.flows[two.index()].kind {
                 let written = sender.app_written() + read;
                 sender.set_app_end(now, written, &mut self.hdrs);
@@ -127,6 +132,9 @@ impl Sim {
 
     /// The relay of flow leg `two` accepted its first leg's connection: it opens its own.
     pub(super) fn open_relay_leg(&mut self, now: SimTime, two: FlowId) {
+        if matches!(self.flows[two.index()].kind, FlowKind::Cptp(_)) {
+            return self.cptp_server_open(now, two);
+        }
         let fl = &mut self.flows[two.index()];
         let Some(relay) = fl.relay.as_mut() else {
             return;

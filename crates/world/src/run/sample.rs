@@ -63,6 +63,7 @@ impl Sim {
                 }
             }
         }
+        self.cptp_sample();
         for (i, l) in self.links.iter_mut().enumerate() {
             let occ = l.dir.queue_bytes(now);
             l.occupancy_sum += occ as u128;
@@ -116,6 +117,15 @@ impl FlowState {
         {
             if self.delivered + bytes >= *size {
                 *completed_at = Some(now);
+            }
+        }
+        if let FlowKind::Cptp(c) = &mut self.kind {
+            if c.completed_at.is_none()
+                && c.proxy
+                    .content_length()
+                    .is_some_and(|size| self.delivered + bytes >= size)
+            {
+                c.completed_at = Some(now);
             }
         }
         self.delivered += bytes;

@@ -148,6 +148,56 @@ impl Sim {
                     persist_probes: st.persist_probes,
                 })
             }
+            FlowKind::Cptp(c) => {
+                let active = match c.completed_at {
+                    Some(t) => t - fl.start,
+                    None => stop.saturating_sub(fl.start),
+                };
+                let delivered = if c.completed_at.is_some() {
+                    fl.delivered
+                } else {
+                    fl.delivered_by_stop
+                };
+                cc = "mmcptp".to_string();
+                goodput_mbps = rate_mbps(delivered, active);
+                rtt_mean_ms = None;
+                rtt_p95_ms = None;
+                srtt_time_mean_ms = None;
+                let mut bs = c.bs_done;
+                if let Some((_, b)) = &c.bs {
+                    bs.pulls += b.stats.pulls;
+                    bs.sacks += b.stats.sacks;
+                    bs.pushed += b.stats.pushed;
+                    bs.retransmits += b.stats.retransmits;
+                }
+                let ps = c.proxy.stats;
+                retransmits = ps.retransmits + bs.retransmits;
+                rtos = ps.timeouts;
+                let mean = |o: (u128, u64, u64)| (o.1 > 0).then(|| o.0 as f64 / o.1 as f64);
+                FlowProtocol::Mmcptp(crate::summary::CptpFlowSummary {
+                    packet_bytes: c.packet_bytes,
+                    pull_buffer_bytes: c.pull_buffer_bytes,
+                    pull_buffer_mean_bytes: mean(c.pull_occupancy),
+                    pull_buffer_max_bytes: c.pull_occupancy.2,
+                    cache_bytes: c.proxy.cache_bytes(),
+                    cache_mean_bytes: mean(c.cache_occupancy),
+                    cache_max_bytes: c.cache_occupancy.2,
+                    pulls: bs.pulls,
+                    sacks: bs.sacks,
+                    nacks: c.nacks_sent,
+                    proxy_packets: ps.sent,
+                    proxy_retransmits: ps.retransmits,
+                    proxy_timeouts: ps.timeouts,
+                    bs_pushed: bs.pushed,
+                    bs_retransmits: bs.retransmits,
+                    ue_acks: c.ue.stats.acks,
+                    requests: c.ue.stats.requests,
+                    failures: ps.failures,
+                    gave_up: c.ue.stats.gave_up,
+                    ue_duplicates: c.ue.stats.duplicates,
+                    completion_time_s: c.completed_at.map(|t| (t - fl.start).secs_f64()),
+                })
+            }
             FlowKind::Udp { src, sink, owd } => {
                 cc = "none".to_string();
                 goodput_mbps = rate_mbps(fl.delivered_by_stop, stop.saturating_sub(fl.start));
@@ -222,6 +272,7 @@ impl Sim {
                     }
                 }
                 FlowKind::Udp { owd, .. } => note(2, &owd.thinning, owd.us.len()),
+                FlowKind::Cptp(_) => {}
             }
         }
         let late = self.late_events.iter().map(|(i, at)| {
@@ -295,6 +346,7 @@ impl Sim {
                     o_t.append(&mut owd.t_ns);
                     o_v.append(&mut owd.us);
                 }
+                FlowKind::Cptp(_) => {}
             }
             c_flow.extend(std::iter::repeat_n(id, fl.cwnd_t_ns.len()));
             c_t.append(&mut fl.cwnd_t_ns);

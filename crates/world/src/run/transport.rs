@@ -82,6 +82,7 @@ impl Sim {
                     }
                 }
             }
+            Transport::Cptp(_) => self.cptp_deliver(now, p),
             Transport::Udp(h) => {
                 let fl = &mut self.flows[f.index()];
                 let new = match &mut fl.kind {
@@ -92,7 +93,9 @@ impl Sim {
                         }
                         new
                     }
-                    FlowKind::Tcp { .. } => unreachable!("UDP packet of a TCP flow"),
+                    FlowKind::Tcp { .. } | FlowKind::Cptp(_) => {
+                        unreachable!("UDP packet of a TCP or mmCPTP flow")
+                    }
                 };
                 if new > 0 {
                     fl.record_delivery(now, new, self.bin_ns, self.end);
@@ -181,6 +184,7 @@ impl Sim {
             }
             FlowKind::Tcp { app: None, .. } => {}
             FlowKind::Udp { .. } => self.udp_send(now, f),
+            FlowKind::Cptp(_) => self.cptp_start(now, f),
         }
     }
 

@@ -14,6 +14,7 @@ mod handover;
 mod interference;
 mod mathis;
 mod metrics;
+mod mmcptp;
 mod obstacles;
 mod ran;
 mod recovery;
