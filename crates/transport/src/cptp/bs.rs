@@ -10,11 +10,12 @@
 //! - Periodic pull: every `period` T, if the buffer can take more. Threshold pull: at
 //!   every push opportunity (each MAC scheduling interval), if fewer than `threshold`
 //!   packets are held or on their way [MMCPTP §V ¶2].
-//! - Gaps from the proxy: the first arrival above a gap sends a SACK at once. When credit
-//!   is outstanding and nothing arrives for four pull-to-data round trips (at least 5 ms,
-//!   doubling while nothing comes, at most 1 s), a SACK goes as a probe: the proxy then
-//!   resends what it sent long ago and the BS lacks (the tail of a burst whose last
-//!   packets were lost). The probe is ours; the paper names only SACKs.
+//! - Gaps from the proxy: the first arrival above a gap sends a SACK at once. While a
+//!   pulled packet is missing (a hole, or credit outstanding) and nothing arrives for four pull-to-data round trips (at least 5 ms,
+//!   doubling while nothing comes, at most 1 s), the BS probes with a SACK and a pull
+//!   restating its edge: the proxy resends what it sent long ago and the BS lacks (the
+//!   tail of a burst whose last packets were lost), and learns the credit of a pull that
+//!   was lost. The probe is ours; the paper names only SACKs.
 //! - UE ACKs (cumulative and ranges) free the buffer; a packet the UE lacks while it
 //!   holds three or more later ones, or that a retransmission timer (RFC 6298 over the
 //!   push-to-ACK times, as Karn) finds unacknowledged, is pushed again. The paper says
@@ -262,7 +263,7 @@ impl PullBuffer {
 
     /// The probe is due a timeout after now while pulled packets have not arrived.
     fn arm_probe(&mut self, now: SimTime) {
-        self.probe_at = if self.highest < self.edge {
+        self.probe_at = if self.received < self.edge {
             now + self.probe_timeout()
         } else {
             SimTime::NEVER
@@ -438,9 +439,16 @@ impl PullBuffer {
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<CptpHeader>) {
         self.maybe_pull(now, out);
         if self.probe_at <= now {
-            if self.highest < self.edge {
+            if self.received < self.edge {
                 self.stats.sacks += 1;
+                self.stats.pulls += 1;
                 let sacked = self.sacked();
+                out.push(self.hdr(Msg::Pull {
+                    edge: self.edge,
+                    delivered: self.base,
+                    received: self.received,
+                    sacked,
+                }));
                 out.push(self.hdr(Msg::Sack {
                     received: self.received,
                     sacked,

@@ -39,3 +39,6 @@ pub mod proxy;
 pub mod set;
 pub mod ue;
 pub mod wire;
+
+#[cfg(test)]
+mod tests;

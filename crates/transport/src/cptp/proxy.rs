@@ -21,7 +21,9 @@
 //!   opens a new session from there (its packets reach the target BS, which allocates a
 //!   new pull buffer on the first of them) and forgets the old session's credit.
 //! - The initiating packet: a session starts with one packet sent without a pull, on
-//!   which the BS allocates its pull buffer [MMCPTP §VI ¶1].
+//!   which the BS allocates its pull buffer [MMCPTP §VI ¶1]. Until the session's first
+//!   pull arrives it is sent again after 20 ms, doubling (ours: the paper does not say
+//!   what happens if it is lost).
 //! - Host egress: the caller may cap how many packets one call sends
 //!   ([`Proxy::set_budget`]), as a host's socket is held back while its interface queue is
 //!   full (Linux's TSQ does this for TCP); a pull asking for a whole buffer at once would
@@ -56,7 +58,8 @@ pub struct ProxyStats {
     pub sent: u64,
     /// Data packets sent again.
     pub retransmits: u64,
-    /// Of those, after a probe of the BS (nothing had arrived there).
+    /// Of those, after a probe of the BS (nothing had arrived there) or for want of a
+    /// session's first pull.
     pub timeouts: u64,
     /// HTTP requests sent to the server.
     pub http_requests: u64,
@@ -95,9 +98,16 @@ pub struct Proxy {
     server_open: bool,
     /// Packets the current call may still send.
     budget: u64,
+    /// The session's initiating packet is sent again at this instant (NEVER once a pull
+    /// of the session arrived).
+    init_at: SimTime,
+    init_backoff: u32,
     /// Counters.
     pub stats: ProxyStats,
 }
+
+/// Wait for the first pull of a session before the initiating packet is sent again.
+pub const INIT_RETRY: SimTime = SimTime::from_ms(20);
 
 /// Microseconds of `t`, wrapping, as the wire's time field carries them.
 pub fn ts_of(t: SimTime) -> u32 {
@@ -123,6 +133,8 @@ impl Proxy {
             http_deadline: SimTime::NEVER,
             server_open: false,
             budget: u64::MAX,
+            init_at: SimTime::NEVER,
+            init_backoff: 0,
             stats: ProxyStats::default(),
         }
     }
@@ -251,6 +263,8 @@ impl Proxy {
             // The initiating packet: the BS allocates its pull buffer on it.
             self.started = true;
             self.edge = self.edge.max(self.next + 1);
+            self.init_backoff = 0;
+            self.init_at = now + INIT_RETRY;
         }
         while self.budget > 0 && self.next < self.edge && self.packet_len(self.next).is_some() {
             let n = self.next;
@@ -319,6 +333,7 @@ impl Proxy {
             return;
         }
         self.stats.pulls += 1;
+        self.init_at = SimTime::NEVER;
         self.edge = self.edge.max(edge);
         self.delivered = self.delivered.max(delivered.min(self.next));
         self.confirm(now, received, &sacked, h.ts_us);
@@ -369,7 +384,7 @@ impl Proxy {
 
     /// The proxy's next deadline: the HTTP request's.
     pub fn next_deadline(&self) -> SimTime {
-        self.http_deadline
+        self.http_deadline.min(self.init_at)
     }
 
     /// A deadline passed.
@@ -379,6 +394,16 @@ impl Proxy {
             self.http_deadline = SimTime::NEVER;
             self.stats.failures += 1;
             out.push(Out::ToUe(self.hdr(0, Msg::Fail)));
+        }
+        if self.init_at <= now {
+            // No pull yet: the initiating packet (the session's first) may be lost.
+            self.init_backoff += 1;
+            self.init_at = now + SimTime(INIT_RETRY.ns() << self.init_backoff.min(6));
+            let first = self.received;
+            if first < self.next {
+                self.stats.timeouts += 1;
+                self.send(now, first, true, out);
+            }
         }
     }
 
