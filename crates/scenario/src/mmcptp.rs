@@ -1,4 +1,4 @@
-//! A flow's mmCPTP download [MMCPTP]: `protocol = "mmcptp"` and its `[flows.mmcptp]`
+//! A flow's mmCPTP download [MMCPTP §V–VI]: `protocol = "mmcptp"` and its `[flows.mmcptp]`
 //! table.
 //!
 //! ```toml
@@ -63,7 +63,9 @@ impl<'de> Deserialize<'de> for PullBuffer {
                 if v == "auto" {
                     return Ok(PullBuffer::Auto);
                 }
-                Size::parse(v).map(PullBuffer::Size).map_err(E::custom)
+                Size::parse(v)
+                    .map(PullBuffer::Size)
+                    .map_err(|e| E::custom(format!("{e}; or \"auto\" (peak rate × period)")))
             }
         }
         d.deserialize_str(V)

@@ -127,7 +127,7 @@ pub enum FlowProtocol {
     Mmcptp(CptpFlowSummary),
 }
 
-/// The fields of an mmCPTP download's second leg (proxy → UE) [MMCPTP]. Counters of
+/// The fields of an mmCPTP download's second leg (proxy → UE) [MMCPTP §VI]. Counters of
 /// messages count what was sent; their bytes are counted on the links they crossed.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CptpFlowSummary {

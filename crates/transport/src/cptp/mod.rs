@@ -1,4 +1,4 @@
-//! mmCPTP, the pull-based cross-layer transport of Rahman et al. [MMCPTP]: a proxy near
+//! mmCPTP, the pull-based cross-layer transport of Rahman et al. [MMCPTP §IV–VII]: a proxy near
 //! the user caches the content it reads over TCP from the server, and a plug-in at the
 //! base station *pulls* packets from the proxy as its per-UE pull buffer empties into the
 //! radio's lower layer, so the radio never waits for a sender to probe.

@@ -25,9 +25,10 @@
 //!   pull arrives it is sent again after 20 ms, doubling (ours: the paper does not say
 //!   what happens if it is lost).
 //! - Host egress: the caller may cap how many packets one call sends
-//!   ([`Proxy::set_budget`]), as a host's socket is held back while its interface queue is
-//!   full (Linux's TSQ does this for TCP); a pull asking for a whole buffer at once would
-//!   otherwise overflow the proxy's own egress queue. The paper is silent on pacing.
+//!   ([`Proxy::set_budget`]), as a host's socket is held back while its interface queue
+//!   is full (TCP Small Queues, [TSQ §tcp_small_queue_check]); a pull asking for a whole
+//!   buffer at once would otherwise overflow the proxy's own egress queue. The paper is
+//!   silent on pacing.
 
 use super::set::PacketSet;
 use super::wire::{CptpHeader, Msg, Range, Ranges};

@@ -387,7 +387,7 @@ pub(super) fn build_flows(
                     }
                 };
                 // The round trip from the proxy to the UE by propagation delays; the radio
-                // adds its HARQ round trip, 8 slots (8 TTIs in LTE, TS 36.213 §8).
+                // adds its HARQ round trip, 8 slots (8 TTIs in LTE, [TS36213 §8]).
                 let mut one_way = SimTime::ZERO;
                 let mut radio = SimTime::ZERO;
                 let mut at = proxy;

@@ -1,4 +1,4 @@
-//! mmCPTP downloads in the run [MMCPTP]: the messages between UE, BS plug-in, proxy and
+//! mmCPTP downloads in the run [MMCPTP §VI–VII]: the messages between UE, BS plug-in, proxy and
 //! server as packets on the network, the plug-in's place in the RAN (it takes the data
 //! packets the proxy sends towards a UE at the UE's serving site, and pushes them into
 //! the UE's RLC every slot as RLC's buffer status allows) or at the node before a wired

@@ -1,4 +1,4 @@
-//! mmCPTP downloads end to end [MMCPTP]: through a wired last hop (the paper's
+//! mmCPTP downloads end to end [MMCPTP §VI–VII]: through a wired last hop (the paper's
 //! trace-driven emulation) and through the RAN, with losses on every segment of the path
 //! and across a handover. Expected values come from the definitions: every byte once and
 //! in order, the pull buffer within its size, the proxy's cache within its size, the
