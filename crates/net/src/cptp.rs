@@ -34,6 +34,8 @@ use crate::packet::{IPV4_HEADER_BYTES, UDP_HEADER_BYTES};
 pub const COMMON_BYTES: u32 = 8;
 /// IPv4 + UDP + common header.
 pub const BASE_BYTES: u32 = IPV4_HEADER_BYTES + UDP_HEADER_BYTES + COMMON_BYTES;
+/// Bytes of a DATA message's own fields (packet number 8, send time 4).
+pub const DATA_FIELDS_BYTES: u32 = 12;
 /// Most ranges one message carries (as TCP's SACK option, RFC 2018 §3).
 pub const MAX_RANGES: usize = 4;
 
@@ -146,7 +148,7 @@ impl CptpHeader {
     pub fn wire_bytes(&self) -> u32 {
         BASE_BYTES
             + match &self.msg {
-                Msg::Data { len, .. } => 12 + len,
+                Msg::Data { len, .. } => DATA_FIELDS_BYTES + len,
                 Msg::Pull { sacked, .. } => 28 + sacked.wire_bytes(),
                 Msg::Sack { sacked, .. } => 12 + sacked.wire_bytes(),
                 Msg::Ack { sacked, .. } => 8 + sacked.wire_bytes(),

@@ -494,6 +494,12 @@ impl Ran {
             .sum()
     }
 
+    /// SDU bytes UE `ue`'s RLC transmission buffer for direction `dir` still takes (the
+    /// primary leg's, which takes new SDUs unless a split sends them to the secondary).
+    pub fn rlc_room_bytes(&self, ue: UeId, dir: Direction) -> u64 {
+        self.ues[ue.index()].legs[0].rlc[dir.index()].sdu_room_bytes()
+    }
+
     /// Counters of UE `ue`.
     pub fn ue_stats(&self, ue: UeId) -> &UeStats {
         &self.ues[ue.index()].stats

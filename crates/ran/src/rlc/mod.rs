@@ -130,6 +130,15 @@ impl Rlc {
         }
     }
 
+    /// SDU bytes the transmission buffer still takes before its limit refuses an SDU
+    /// (`u64::MAX` without a limit).
+    pub fn sdu_room_bytes(&self) -> u64 {
+        match self {
+            Rlc::Am(e) => e.sdu_room_bytes(),
+            Rlc::Um(e) => e.sdu_room_bytes(),
+        }
+    }
+
     /// A MAC transmission opportunity of `bytes`: builds PDUs (status first, then
     /// retransmissions, then new data) and appends them to `out`. Their sizes add up to at
     /// most `bytes`.

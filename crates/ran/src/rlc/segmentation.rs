@@ -39,6 +39,15 @@ pub(crate) struct TxQueue {
 }
 
 impl TxQueue {
+    /// SDU bytes the buffer still takes before its limit refuses one (no limit: all).
+    pub(crate) fn room_bytes(&self) -> u64 {
+        if self.limit_bytes == 0 {
+            u64::MAX
+        } else {
+            self.limit_bytes.saturating_sub(self.bytes)
+        }
+    }
+
     pub(crate) fn new(cfg: &RlcConfig) -> Self {
         TxQueue {
             sdus: VecDeque::new(),

@@ -117,6 +117,11 @@ impl UmEntity {
         self.txq.bytes()
     }
 
+    /// See [`super::Rlc::sdu_room_bytes`].
+    pub fn sdu_room_bytes(&self) -> u64 {
+        self.txq.room_bytes()
+    }
+
     /// See [`super::Rlc::sdus_queued`].
     pub fn sdus_queued(&self) -> usize {
         self.txq.len()

@@ -270,9 +270,10 @@ impl PullBuffer {
         };
     }
 
-    /// Packets to push while the lower layer takes `room` more bytes: retransmissions
-    /// first, then new packets in order.
-    pub fn push(&mut self, now: SimTime, mut room: u64, out: &mut Vec<Push>) {
+    /// Packets to push while the lower layer takes `room` more bytes, each packet costing
+    /// its payload and `overhead` header bytes: retransmissions first, then new packets
+    /// in order.
+    pub fn push(&mut self, now: SimTime, mut room: u64, overhead: u32, out: &mut Vec<Push>) {
         while let Some(&n) = self.resend.front() {
             if n < self.base {
                 self.resend.pop_front();
@@ -282,10 +283,11 @@ impl PullBuffer {
                 self.resend.pop_front();
                 continue;
             };
-            if (len as u64) > room {
+            let cost = (len + overhead) as u64;
+            if cost > room {
                 return;
             }
-            room -= len as u64;
+            room -= cost;
             self.resend.pop_front();
             *self.slot(n) = Slot::Pushed {
                 len,
@@ -303,10 +305,11 @@ impl PullBuffer {
                 self.push_next += 1;
                 continue;
             };
-            if (len as u64) > room {
+            let cost = (len + overhead) as u64;
+            if cost > room {
                 break;
             }
-            room -= len as u64;
+            room -= cost;
             *self.slot(n) = Slot::Pushed {
                 len,
                 at: now,

@@ -97,7 +97,7 @@ fn run(
                 b.on_timer(now, &mut ctrl);
             }
             let mut pushes: Vec<Push> = Vec::new();
-            b.push(now, 4 * P as u64, &mut pushes);
+            b.push(now, 4 * P as u64, 0, &mut pushes);
             b.maybe_pull(now, &mut ctrl);
             for p in pushes {
                 to_ue.push(CptpHeader {

@@ -88,7 +88,9 @@ impl Sim {
     /// Sets the proxy's budget from the room in its egress queue (packets of its size).
     fn cptp_budget(&mut self, now: SimTime, f: FlowId) {
         let egress = self.cptp_proxy_egress(f);
-        let wire = self.cptp(f).packet_bytes + 48;
+        let wire = self.cptp(f).packet_bytes
+            + mmtsim_net::cptp::BASE_BYTES
+            + mmtsim_net::cptp::DATA_FIELDS_BYTES;
         let budget = match egress {
             Some(l) => self.links[l.index()].dir.queue_room_bytes(now, wire) / wire as u64,
             None => u64::MAX,
@@ -204,29 +206,44 @@ impl Sim {
 
     /// The plug-in pushes what the lower layer has room for, then pulls if due.
     pub(super) fn cptp_push(&mut self, now: SimTime, f: FlowId) {
-        let (access, target) = {
+        let (access, target, c_packet_wire) = {
             let c = self.cptp(f);
             if c.bs.is_none() {
                 return;
             }
-            (c.access, c.push_target_bytes)
+            (
+                c.access,
+                c.push_target_bytes,
+                c.packet_bytes + mmtsim_net::cptp::BASE_BYTES + mmtsim_net::cptp::DATA_FIELDS_BYTES,
+            )
         };
-        let lower = match access {
-            Access::Ran(ue) => self
-                .ran
-                .as_ref()
-                .map_or(0, |r| r.rlc_tx_bytes(ue, Direction::Downlink)),
-            Access::Wired { link, .. } => self.links[link.index()].dir.queue_bytes(now),
+        // The lower layer's buffer status: what waits there, and what its limit still
+        // admits (pushing past a small RLC buffer would only lose packets to it).
+        let (lower, limit_room) = match access {
+            Access::Ran(ue) => self.ran.as_ref().map_or((0, u64::MAX), |r| {
+                (
+                    r.rlc_tx_bytes(ue, Direction::Downlink),
+                    r.rlc_room_bytes(ue, Direction::Downlink),
+                )
+            }),
+            Access::Wired { link, .. } => {
+                let dir = &mut self.links[link.index()].dir;
+                (
+                    dir.queue_bytes(now),
+                    dir.queue_room_bytes(now, c_packet_wire),
+                )
+            }
         };
-        let room = target.saturating_sub(lower);
+        let room = target.saturating_sub(lower).min(limit_room);
         let mut pushes: Vec<Push> = Vec::new();
         let mut ctrl = Vec::new();
         let c = self.cptp(f);
         let (node, b) = c.bs.as_mut().expect("checked");
         let node = *node;
         if room > 0 {
-            // The room is in wire bytes; a packet costs its payload plus headers.
-            b.push(now, room, &mut pushes);
+            // The room is in wire bytes: a packet costs its payload and its headers.
+            let overhead = mmtsim_net::cptp::BASE_BYTES + mmtsim_net::cptp::DATA_FIELDS_BYTES;
+            b.push(now, room, overhead, &mut pushes);
         }
         b.maybe_pull(now, &mut ctrl);
         let (proxy, ue_node, session) = (c.proxy_node, c.ue_node, b.session());

@@ -276,3 +276,19 @@ fn mmcptp_keeps_its_goodput_where_end_to_end_tcp_loses_it_to_core_loss() {
         "mmCPTP {g_cptp} vs TCP {g_tcp} Mbit/s"
     );
 }
+
+#[test]
+fn the_plug_in_never_pushes_past_a_small_rlc_buffer() {
+    // RLC UM with a 10 KiB buffer (ns-3's LTE default) at 100 RBs: the two-slot push-ahead
+    // at the cell's peak rate (about 2 × 9 kB) is more than the buffer holds, so the
+    // plug-in must read RLC's room too; a push past it would be refused and lost.
+    let toml = ran_handover("", "").replace(
+        "interference = false\n",
+        "interference = false\nrbs = 100\nrlc = { mode = \"um\", buffer = \"10KiB\" }\n",
+    );
+    let out = run_toml(&toml);
+    let ue = &out.summary["ues"][0];
+    assert_eq!(u(&ue["rlc_buffer_drops"]["dl"]), 0, "{ue}");
+    let f = flow(&out, 1);
+    assert!(f["goodput_mbps"].as_f64().unwrap() > 20.0, "{f}");
+}

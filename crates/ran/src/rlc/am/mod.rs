@@ -276,6 +276,11 @@ impl AmEntity {
         self.txq.bytes() + self.retx_bytes
     }
 
+    /// See [`super::Rlc::sdu_room_bytes`].
+    pub fn sdu_room_bytes(&self) -> u64 {
+        self.txq.room_bytes()
+    }
+
     /// PDUs sent and not yet positively acknowledged (VT(S) − VT(A)).
     pub fn unacked_pdus(&self) -> u64 {
         self.vt_s - self.vt_a
