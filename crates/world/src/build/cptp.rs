@@ -88,7 +88,9 @@ pub(crate) fn cptp_state(
     // it until the UE acknowledges it (§VI ¶2, "clear the buffer based on the received
     // ACKs"), and a pulled packet is reserved while it crosses from the proxy, so the
     // rate × period is extended by that round trip and the push-ahead: max rate ×
-    // (T + proxy–UE round trip + push-ahead). At least two packets.
+    // (T + proxy–UE round trip + push-ahead), the round trip being the propagation
+    // delays plus, through a RAN, both directions' HARQ round trips and the UE's ACK
+    // delay (`flows.rs`). At least two packets.
     let held = m.period.time() + round_trip + SimTime(interval.ns() * PUSH_AHEAD_INTERVALS);
     let pull_buffer_bytes = match m.pull_buffer {
         PullBufferSize::Size(s) => s.0,

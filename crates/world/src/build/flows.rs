@@ -387,7 +387,9 @@ pub(super) fn build_flows(
                     }
                 };
                 // The round trip from the proxy to the UE by propagation delays; the radio
-                // adds its HARQ round trip, 8 slots (8 TTIs in LTE, [TS36213 §8]).
+                // adds a HARQ round trip for the data on the downlink and one for the UE's
+                // ACK on the uplink, 8 slots each (8 TTIs in LTE, [TS36213 §8]), and the
+                // UE's delayed-ACK timer.
                 let mut one_way = SimTime::ZERO;
                 let mut radio = SimTime::ZERO;
                 let mut at = proxy;
@@ -398,7 +400,7 @@ pub(super) fn build_flows(
                             at = links[l.index()].to;
                         }
                         Hop::Radio(..) => {
-                            radio = SimTime(interval.ns() * 8);
+                            radio = SimTime(interval.ns() * 16) + super::cptp::UE_ACK_DELAY;
                             break;
                         }
                         Hop::Unreachable => break,
