@@ -28,6 +28,9 @@ pub(super) const ROLE_TICK: u8 = 3;
 /// The proxy's egress queue drained enough for it to send again.
 pub(super) const ROLE_PROXY_TX: u8 = 4;
 
+/// The largest PDCP data PDU header of a data radio bearer (18-bit SN) [TS38323 §6.2.2].
+const PDCP_HEADER_MAX_BYTES: u32 = 3;
+
 /// Sessions are 16-bit and wrap: `a` is newer than `b` within half the space.
 fn newer(a: u16, b: u16) -> bool {
     (a.wrapping_sub(b) as i16) > 0
@@ -241,8 +244,11 @@ impl Sim {
         let (node, b) = c.bs.as_mut().expect("checked");
         let node = *node;
         if room > 0 {
-            // The room is in wire bytes: a packet costs its payload and its headers.
-            let overhead = mmtsim_net::cptp::BASE_BYTES + mmtsim_net::cptp::DATA_FIELDS_BYTES;
+            // The room is in wire bytes: a packet costs its payload and its headers, and
+            // in RLC its PDCP header too (at most 3 bytes, an 18-bit SN, [TS38323 §6.2.2]).
+            let overhead = mmtsim_net::cptp::BASE_BYTES
+                + mmtsim_net::cptp::DATA_FIELDS_BYTES
+                + PDCP_HEADER_MAX_BYTES;
             b.push(now, room, overhead, &mut pushes);
         }
         b.maybe_pull(now, &mut ctrl);
