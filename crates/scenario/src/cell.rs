@@ -234,7 +234,11 @@ pub(crate) fn validate(r: &Ran, node_names: &[&str], errs: &mut Errs) {
 
 /// The radio configuration of a cell (validated scenario).
 pub(crate) fn radio(r: &Ran, c: &CellKeys, los_mode: LosMode) -> Result<CellRadio, String> {
-    let num = numerology(c).map_err(|(p, m)| format!("{p}: {m}"))?;
+    let mut num = numerology(c).map_err(|(p, m)| format!("{p}: {m}"))?;
+    if let Some(p) = &r.tx_power_dbm {
+        num.gnb_tx_power_dbm = p.gnb.unwrap_or(num.gnb_tx_power_dbm);
+        num.ue_tx_power_dbm = p.ue.unwrap_or(num.ue_tx_power_dbm);
+    }
     let slot = num.slot;
     let link = LinkParams {
         model: PathLossModel::from_name(c.channel_model).ok_or("unknown path-loss model")?,

@@ -36,6 +36,16 @@ pub fn validate(
     errs: &mut Errs,
 ) -> SinrTraces {
     let mut traces = SinrTraces::new();
+    if let Some(p) = &r.tx_power_dbm {
+        for (k, v) in [("gnb", p.gnb), ("ue", p.ue)] {
+            if let Some(v) = v.filter(|v| !(v.is_finite() && (-30.0..=60.0).contains(v))) {
+                errs.push((
+                    format!("ran.tx_power_dbm.{k}"),
+                    format!("{v}: expected -30 to 60 dBm"),
+                ));
+            }
+        }
+    }
     if let Err(e) = numerology_of(r) {
         errs.push(e);
     }

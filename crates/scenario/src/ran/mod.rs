@@ -35,6 +35,10 @@ pub struct Ran {
     /// Resource blocks (only "lte-2ghz": 6, 15, 25, 50, 75 or 100; default 100).
     #[serde(default)]
     pub rbs: Option<u32>,
+    /// Transmit powers overriding every cell's preset: `{ gnb = 30.0, ue = 30.0 }`, dBm
+    /// (each optional; presets: mmwave-2017 and nr-fr2 30/30, lte-2ghz 46/23).
+    #[serde(default)]
+    pub tx_power_dbm: Option<TxPower>,
     /// Scheduler: "rr" (round robin, default), "pf" (proportional fair) or "max-rate".
     #[serde(default = "default_scheduler")]
     pub scheduler: String,
@@ -273,6 +277,18 @@ pub struct RandomObstacles {
 
 fn two() -> f64 {
     2.0
+}
+
+/// Transmit powers, dBm.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TxPower {
+    /// Every gNB's (default: the preset's).
+    #[serde(default)]
+    pub gnb: Option<f64>,
+    /// Every UE's (default: the preset's).
+    #[serde(default)]
+    pub ue: Option<f64>,
 }
 
 /// RLC settings (defaults: ns-3 mmWave's).

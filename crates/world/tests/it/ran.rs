@@ -367,3 +367,19 @@ app = { kind = "cbr", rate = "10Mbps" }
     eprintln!("LOS fractions over five layouts: {fractions:?}");
     assert!(fractions.iter().any(|&f| f < 1.0), "{fractions:?}");
 }
+
+#[test]
+fn ran_tx_power_moves_the_sinr_by_the_same_decibels() {
+    // Noise-limited (one cell, no fading): the downlink SINR is the gNB's power plus the
+    // link's gain over the noise, so 10 dB less power is 10 dB less SINR; the uplink
+    // follows the UE's power alike.
+    let flows = "\n[[flows]]\nfrom = \"server\"\nto = \"ue\"\nprotocol = \"udp\"\napp = { kind = \"cbr\", rate = \"1Mbps\" }\n";
+    let sinr = |extra: &str| {
+        let out = run_toml(&one_ue_cell("200ms", extra, flows));
+        let ue = &out.summary["ues"][0];
+        ue["sinr_dl_mean_db"].as_f64().unwrap()
+    };
+    let base = sinr("");
+    let lower = sinr("tx_power_dbm = { gnb = 20.0 }");
+    assert!((base - lower - 10.0).abs() < 1e-6, "{base} vs {lower}");
+}
