@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _toml
-from .reproductions import xtcp_outage, xtcp_random
+from .reproductions import mmcptp_nr, xtcp_outage, xtcp_random
 from .reproductions.common import HERE, Finding, Reproduction
 from .reproductions.paper import TABLE_II
 from .reproductions.report import write_report
@@ -70,6 +70,8 @@ def _sweep_toml(d: dict) -> str:
 REPRODUCTIONS: dict[str, Reproduction] = {
     r.name: r for r in (xtcp_outage.REPRODUCTION, xtcp_random.REPRODUCTION)
 }
+# Seed 004 NR (mmCPTP over LTE at 2 GHz): Fig. 9; Fig. 10 and Table III.
+REPRODUCTIONS.update({r.name: r for r in (mmcptp_nr.SINGLE, mmcptp_nr.MULTI)})
 
 
 # ---------------------------------------------------------------------------------------
