@@ -96,6 +96,22 @@ def test_the_mmcptp_arm_is_the_agreed_spelling():
     assert nr.flow_entity("dl", "mmcptp") == "dl.leg2" and nr.flow_entity("dl", "cubic") == "dl"
 
 
+def test_the_ns3_stack_is_ns3_3_33s_defaults_on_every_flow():
+    assert nr.stack_set("mmtsim", [0, 1]) == {}
+    s = nr.stack_set("ns3", [0, 1])
+    assert s["ran.rlc"] == {"mode": "um", "buffer": "10KiB"}
+    for i in (0, 1):
+        t = s[f"flows.{i}.tcp"]
+        assert (t["mss"], t["snd_buf"], t["rcv_buf"], t["min_rto"]) == ("536B", "128KiB",
+                                                                       "128KiB", "1s")
+    # Both stacks validate on both scenarios.
+    from mmtsim.api import validate
+
+    for name, flows in [("single", [0]), ("multi", [0, 1])]:
+        for st in nr.STACKS:
+            validate(nr.HERE / f"mmcptp-nr-{name}.toml", overrides=nr.stack_set(st, flows))
+
+
 @pytest.mark.parametrize("name,per_scene", [("mmcptp-nr-single", 2 * 3),
                                             ("mmcptp-nr-multi", 3)])
 def test_the_sweep_files_expand_to_the_paper_design(name, per_scene, tmp_path):
@@ -105,8 +121,10 @@ def test_the_sweep_files_expand_to_the_paper_design(name, per_scene, tmp_path):
     f = tmp_path / "s.toml"
     f.write_text(_sweep_toml(REPRODUCTIONS[name].sweep(2, None)))
     plan = load_sweep(f)
-    # single: 2 models × 3 RB counts × transports × 2 scenes; multi: 3 × transports × 2.
-    assert len(plan.runs) == per_scene * len(nr.transports()) * 2
+    # single: 2 models × 3 RB counts × transports × 2 stacks × 2 scenes; multi: 3 RB
+    # counts × transports × 2 stacks × 2 scenes.
+    assert len(plan.runs) == per_scene * len(nr.transports()) * 2 * 2
+    assert {r.group["stack"] for r in plan.runs} == {"mmtsim", "ns3"}
     assert {r.replicate for r in plan.runs} == {"scene-1", "scene-2"}
     assert {r.group["transport"] for r in plan.runs} == set(nr.transports())
     assert {r.group["rbs"] for r in plan.runs} == {25, 50, 100}
@@ -131,16 +149,17 @@ def test_single_tiny_runs_report_and_numbers_from_the_runs(tmp_path):
     assert rep["findings"], "the findings table is there"
     # The table's mean is the mean of the runs' own goodputs.
     manifest = json.loads((out / "sweep.json").read_text())
-    for model, rbs, t in [("m1", 50, "cubic"), ("m4", 100, "newreno")]:
+    for model, rbs, t, st in [("m1", 50, "cubic", "mmtsim"), ("m4", 100, "newreno", "ns3")]:
         vals = [_summary(out / "runs" / e["run_id"]) for e in manifest["runs"]
-                if e["group"] == {"model": model, "rbs": rbs, "transport": t}]
+                if e["group"] == {"model": model, "rbs": rbs, "transport": t, "stack": st}]
         assert len(vals) == 2
         g = [next(f["goodput_mbps"] for f in s["flows"] if f["name"] == "dl") for s in vals]
         assert all(s["sim_seconds"] == pytest.approx(3.0) for s in vals)
-        mean, _half, n = rep["numbers"]["throughput_mbps"][f"{model}/{rbs}"][t]
+        mean, _half, n = rep["numbers"][st]["throughput_mbps"][f"{model}/{rbs}"][t]
         assert n == 2 and mean == pytest.approx(sum(g) / 2)
-    assert (out / "figures" / "fig9-bars.png").read_bytes()[:4] == b"\x89PNG"
-    assert (out / "figures" / "mmcptp-nr-single-timeseries.png").exists()
+    for st in nr.STACKS:
+        assert (out / "figures" / f"fig9-bars-{st}.png").read_bytes()[:4] == b"\x89PNG"
+        assert (out / "figures" / f"mmcptp-nr-single-timeseries-{st}.png").exists()
 
 
 def test_multi_tiny_runs_jain_index_from_the_runs(tmp_path):
@@ -155,16 +174,17 @@ def test_multi_tiny_runs_jain_index_from_the_runs(tmp_path):
     rep = json.loads((out / "reproduction.json").read_text())
     assert any("fairness index" in f["statement"] for f in rep["findings"])
     manifest = json.loads((out / "sweep.json").read_text())
-    for rbs, t in [(25, "newreno"), (100, "cubic")]:
+    for rbs, t, st in [(25, "newreno", "mmtsim"), (100, "cubic", "ns3")]:
         js = []
         for e in manifest["runs"]:
-            if e["group"] != {"rbs": rbs, "transport": t}:
+            if e["group"] != {"rbs": rbs, "transport": t, "stack": st}:
                 continue
             s = _summary(out / "runs" / e["run_id"])
             good = {f["name"]: f["goodput_mbps"] for f in s["flows"]}
             mac = {u["name"]: u["decoded_mbps"]["dl"] for u in s["ues"]}
             js.append(jain_index([good["dl1"] / mac["ue1"], good["dl2"] / mac["ue2"]]))
-        jm, _jh, n = rep["numbers"]["jfi"][f"{rbs}/{t}"]["mmtsim"]
+        jm, _jh, n = rep["numbers"][st]["jfi"][f"{rbs}/{t}"]["mmtsim"]
         assert n == 2 and jm == pytest.approx(sum(js) / 2)
-        assert rep["numbers"]["jfi"][f"{rbs}/{t}"]["paper"] == nr.NR_TABLE_III[t][rbs]
-    assert (out / "figures" / "fig10-bars.png").read_bytes()[:4] == b"\x89PNG"
+        assert rep["numbers"][st]["jfi"][f"{rbs}/{t}"]["paper"] == nr.NR_TABLE_III[t][rbs]
+    for st in nr.STACKS:
+        assert (out / "figures" / f"fig10-bars-{st}.png").read_bytes()[:4] == b"\x89PNG"
