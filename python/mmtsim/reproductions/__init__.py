@@ -9,5 +9,7 @@ This package holds, besides the scenario files each study sweeps over
   :class:`~.common.Finding`) and the helpers their analyses share;
 - :mod:`.xtcp_outage`, :mod:`.xtcp_random`: one study each, its sweep design, its analysis
   (findings, tables, numbers) and its figures;
+- :mod:`.mmcptp_nr`: seed 004's NR/LTE studies (``mmcptp-nr-single``, ``mmcptp-nr-multi``,
+  scenarios ``mmcptp-nr-single.toml``, ``mmcptp-nr-multi.toml``);
 - :mod:`.report`: a finished reproduction's HTML report.
 """
