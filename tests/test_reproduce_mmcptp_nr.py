@@ -188,3 +188,96 @@ def test_multi_tiny_runs_jain_index_from_the_runs(tmp_path):
         assert rep["numbers"][st]["jfi"][f"{rbs}/{t}"]["paper"] == nr.NR_TABLE_III[t][rbs]
     for st in nr.STACKS:
         assert (out / "figures" / f"fig10-bars-{st}.png").read_bytes()[:4] == b"\x89PNG"
+
+
+class _Rows:
+    def __init__(self, rows):
+        self.rows = rows
+
+    def to_dicts(self):
+        return self.rows
+
+
+class _Run:
+    def __init__(self, run_id, group, replicate):
+        self.run_id, self.group, self.replicate = run_id, group, replicate
+
+
+class _Summary:
+    """What the analyses read of a sweep's summary: the per-run rows and the ok runs."""
+
+    def __init__(self):
+        self.rows, self.ok_runs = [], []
+
+    def add(self, group, replicate, values):
+        rid = f"r{len(self.ok_runs)}"
+        self.ok_runs.append(_Run(rid, group, replicate))
+        for (kind, entity, metric), v in values.items():
+            self.rows.append({"run_id": rid, "entity_kind": kind, "entity": entity,
+                              "metric": metric, "value": v})
+
+    @property
+    def per_run(self):
+        return _Rows(self.rows)
+
+
+def _scale(t, rbs, scene):
+    """Synthetic goodput: CUBIC 1.25×, mmCPTP 2× NewReno's RB share, plus 0.1 per scene."""
+    return {"newreno": 1.0, "cubic": 1.25, "mmcptp": 2.0}[t] * rbs / 5 + 0.1 * scene
+
+
+def test_the_mmcptp_analysis_on_synthetic_runs(tmp_path, monkeypatch):
+    """The analysis' mmCPTP branches, which a simulator without mmCPTP never runs: gains
+    are ratios of the means over paired scenes, read from each arm's end-to-end flow (an
+    mmCPTP flow's leg2), and the findings follow them."""
+    monkeypatch.setattr(nr, "transports", lambda: list(nr.TRANSPORTS))
+    s = _Summary()
+    for st in nr.STACKS:
+        for model in ("m1", "m4"):
+            for rbs in nr.RBS:
+                for t in nr.TRANSPORTS:
+                    for k in (1, 2, 3):
+                        g = _scale(t, rbs, k) * (0.75 if model == "m1" and t == "mmcptp"
+                                                 else 1.0)
+                        s.add({"model": model, "rbs": rbs, "transport": t, "stack": st},
+                              f"scene-{k}",
+                              {("flow", nr.flow_entity("dl", t), "goodput_mbps"): g,
+                               # a decoy: the mmCPTP flow's server leg is not the goodput
+                               ("flow", "dl.leg1", "goodput_mbps"): 999.0})
+    findings, sections, numbers = nr.SINGLE.analyse(tmp_path, s)
+    g = numbers["mmtsim"]["gains"]["m4"]["newreno"][100]
+    # Means over scenes 1-3 at 100 RBs: mmCPTP 40.2, NewReno 20.2.
+    assert g == pytest.approx(40.2 / 20.2)
+    assert numbers["ns3"]["gains"]["m1"]["cubic"][25] == pytest.approx(
+        0.75 * (2 * 5 + 0.2) / (1.25 * 5 + 0.2))
+    by = {f.statement: f.holds for f in findings}
+    assert by["[mmtsim] model 4 (outages): mmCPTP's throughput above newreno's at every RB "
+              "count"] is True
+    assert by["[ns3] model 1 (driving): CUBIC above NewReno at every RB count"] is True
+    # Gains rise with the RBs here (the scene offset weighs less at more RBs).
+    assert by["[mmtsim] model 4 (outages): mmCPTP's gain grows with the RB count"] is True
+    assert by["[mmtsim] the gains are larger with the emulated outages (model 4) than "
+              "driving (model 1)"] is True
+    assert (tmp_path / "figures" / "fig9-bars-ns3.png").exists()
+
+    m = _Summary()
+    for st in nr.STACKS:
+        for rbs in nr.RBS:
+            for t in nr.TRANSPORTS:
+                for k in (1, 2, 3):
+                    ue2 = _scale(t, rbs, k)
+                    ue1 = rbs / 2 - (1.0 if t == "mmcptp" else 0.0)
+                    m.add({"rbs": rbs, "transport": t, "stack": st}, f"scene-{k}",
+                          {("flow", nr.flow_entity("dl1", t), "goodput_mbps"): ue1,
+                           ("flow", nr.flow_entity("dl2", t), "goodput_mbps"): ue2,
+                           ("ue", "ue1", "decoded_mbps.dl"): ue1 / 0.9,
+                           ("ue", "ue2", "decoded_mbps.dl"): ue2 / 0.8})
+    findings, sections, numbers = nr.MULTI.analyse(tmp_path, m)
+    # x = (0.9, 0.8) in every run: J = 1.7² / (2 · 1.45) = 2.89 / 2.9.
+    assert numbers["ns3"]["jfi"]["50/mmcptp"]["mmtsim"][0] == pytest.approx(2.89 / 2.9)
+    assert numbers["mmtsim"]["ue2_gains"]["cubic"][100] == pytest.approx(40.2 / 25.2)
+    by = {f.statement: f.holds for f in findings}
+    assert by["[mmtsim] UE2 (outages): mmCPTP's throughput above newreno's at every RB "
+              "count"] is True
+    assert by["[mmtsim] UE1 (static LOS): mmCPTP gets less than the TCPs"] is True
+    assert by["[ns3] mmCPTP's fairness index at least CUBIC's (within 0.005)"] is True
