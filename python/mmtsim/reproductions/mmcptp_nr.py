@@ -20,9 +20,9 @@ Both sweep the resource blocks (``rbs``: 25, 50, 100), the transport (``transpor
 newreno, cubic, mmcptp) and the stack under it (``stack``, :data:`STACKS`: mmtsim's own
 defaults, or ns-3 3.33's LTE and TCP defaults, which the paper may have kept; the findings
 are checked under each). The TCP arms are end-to-end TCP from the server to the UE; the
-mmcptp arm is the flow of ``/work/notes``' agreed spelling (:func:`transport_set`): the
-server's TCP (CUBIC) to a proxy, mmCPTP from the proxy to the UE with periodic pulls (5 ms)
-from the BS. The mmcptp arm runs only with a simulator that knows ``protocol = "mmcptp"``
+mmcptp arm is an mmCPTP download in the simulator's agreed spelling (``protocol =
+"mmcptp"`` with a ``[flows.mmcptp]`` table, :func:`transport_set`): the server's TCP
+(CUBIC) to a proxy, mmCPTP from the proxy to the UE with periodic pulls (5 ms) by the BS. The mmcptp arm runs only with a simulator that knows ``protocol = "mmcptp"``
 (:func:`mmcptp_available`); otherwise the studies run the TCP arms and every finding about
 mmCPTP says it could not be judged.
 
@@ -52,7 +52,7 @@ Modelling choices, and where they depart from the paper
 - **Topology.** server ─1 ms─ proxy ─6 ms─ core ─1 ms─ eNB: 16 ms of wired RTT, about
   25 ms with the LTE scheduling (the paper's RTT ≈ 25 ms). The paper's NR set-up has the
   BS pull "from the file server", so the proxy (mmCPTP's cache) sits beside the server; the
-  TCP arms route through it too. No EPC tunnel is modelled (it adds no delay in ns-3).
+  TCP arms route through it too. No EPC (``[core]``) tunnel is modelled.
 - **Stack.** The paper does not say how it configured ns-3's RLC and TCP, and the
   difference is large, so both are run: ``mmtsim`` (RLC AM with its 1 MiB buffer; Linux's
   TCP, 1400-byte segments, 64 MiB buffers, 200 ms minimum RTO) and ``ns3`` (ns-3 3.33's
@@ -109,7 +109,7 @@ PERIOD_S = (0.1, 2.0)
 #: Paper durations (s): model 1 40 s, model 4 and the multi-UE study 10 s.
 DURATION = {"m1": "40s", "m4": "10s"}
 
-#: mmCPTP arm's flow settings, as the agreed spelling (mmcptp-spec): the server's TCP to the
+#: mmCPTP arm's flow settings, in the agreed spelling: the server's TCP to the
 #: proxy is CUBIC; periodic pulls every 5 ms into a pull buffer sized from the last hop's
 #: peak rate; a 64 MB cache.
 MMCPTP_TABLE = {"proxy": "proxy", "pull": "periodic", "period": "5ms",
