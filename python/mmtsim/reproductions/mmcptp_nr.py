@@ -22,7 +22,8 @@ defaults, or ns-3 3.33's LTE and TCP defaults, which the paper may have kept; th
 are checked under each). The TCP arms are end-to-end TCP from the server to the UE; the
 mmcptp arm is an mmCPTP download in the simulator's agreed spelling (``protocol =
 "mmcptp"`` with a ``[flows.mmcptp]`` table, :func:`transport_set`): the server's TCP
-(CUBIC) to a proxy, mmCPTP from the proxy to the UE with periodic pulls (5 ms) by the BS. The mmcptp arm runs only with a simulator that knows ``protocol = "mmcptp"``
+(CUBIC) to a proxy, mmCPTP from the proxy to the UE with periodic pulls (5 ms) by the BS.
+The mmcptp arm runs only with a simulator that knows ``protocol = "mmcptp"``
 (:func:`mmcptp_available`); otherwise the studies run the TCP arms and every finding about
 mmCPTP says it could not be judged.
 
