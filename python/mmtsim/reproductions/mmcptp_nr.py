@@ -36,9 +36,8 @@ Modelling choices, and where they depart from the paper
   fading on, no shadowing: the closest we have to ns-3's ``BuildingsChannelConditionModel``
   with the UMa model (the "hybrid buildings" loss through walls is not modelled: NLOS is
   UMa's NLOS formula). The BS is 10 m high as in the paper, below UMa's nominal 25 m.
-- **Transmit power.** The preset's eNB 46 dBm and UE 23 dBm, not the paper's 30/30 dBm:
-  the scenario has no transmit-power key. 16 dB more at the BS raises the downlink SINR
-  (the data direction); with 30 dBm the far NLOS stretches of model 1 would be weaker.
+- **Transmit power.** Table II's 30 dBm at both ends (``ran.tx_power_dbm``), over the
+  ``lte-2ghz`` preset's 46/23 dBm.
 - **Buildings.** 15 boxes in x ∈ [0, 500], y ∈ [0, 100] m, heights uniform in 30–40 m
   (the paper's), footprint sides uniform in 10–40 m and at least 5 m apart (ours: the paper
   gives neither), none within 3 m of the lines from the model-4 BS to the LOS positions of
@@ -759,8 +758,8 @@ _NOTES = (
     "mmtsim's lte-2ghz preset (1 ms TTI, LTE-like MCS/TBS, HARQ) with 25/50/100 RBs stands "
     "for ns-3 3.33's LTE; TR 38.901 UMa path loss with geometric LOS from the buildings "
     "stands for ns-3's BuildingsChannelConditionModel with UMa and hybrid buildings (no "
-    "wall-penetration loss). Transmit power is the preset's 46/23 dBm, not the paper's "
-    "30/30 dBm (the scenario has no power key). The buildings' footprints (10–40 m, 5 m "
+    "wall-penetration loss). Transmit power is Table II's 30 dBm at both ends. "
+    "The buildings' footprints (10–40 m, 5 m "
     "apart) are ours, one random layout per scene; the paper's layout and seed are not "
     "published. Model 4's far-away NLOS is a forced outage (no signal) at a LOS spot 75 m "
     "from the BS. The proxy sits 1 ms from the server (the paper's BS pulls from the file "
