@@ -19,6 +19,7 @@
 //! | PULL | edge 8, delivered 8, received 8, time echo 4, up to 4 SACK ranges × 16 | 64 + 16 k |
 //! | SACK | received 8, time echo 4, up to 4 ranges × 16 | 48 + 16 k |
 //! | NACK | delivered 8 | 44 |
+//! | NACK-ACK (proxy → source BS) | delivered 8 | 44 |
 //! | ACK (UE → BS) | cumulative 8, up to 4 ranges × 16 | 44 + 16 k |
 //! | REQUEST (UE → proxy) | a 64-byte content name | 100 |
 //! | HTTP request (proxy → server) | a 200-byte HTTP/1.1 GET | 236 |
@@ -116,6 +117,13 @@ pub enum Msg {
         /// First packet the UE has not acknowledged.
         delivered: u64,
     },
+    /// Proxy → source BS: the NACK of this session arrived (the source stops sending it
+    /// again). Ours: the paper's NACK has no acknowledgement, but a lost one would leave
+    /// the download waiting for ever.
+    NackAck {
+        /// The NACK's `delivered`.
+        delivered: u64,
+    },
     /// UE → BS: what the UE holds.
     Ack {
         /// Every packet below this reached the UE.
@@ -152,7 +160,7 @@ impl CptpHeader {
                 Msg::Pull { sacked, .. } => 28 + sacked.wire_bytes(),
                 Msg::Sack { sacked, .. } => 12 + sacked.wire_bytes(),
                 Msg::Ack { sacked, .. } => 8 + sacked.wire_bytes(),
-                Msg::Nack { .. } => 8,
+                Msg::Nack { .. } | Msg::NackAck { .. } => 8,
                 Msg::Request => 64,
                 Msg::HttpRequest => 200,
                 Msg::Fail => 0,

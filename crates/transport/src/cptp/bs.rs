@@ -101,6 +101,8 @@ pub struct PullBuffer {
     cfg: BsConfig,
     session: u16,
     base: u64,
+    /// The UE's highest cumulative ACK to this buffer.
+    ue_cum: u64,
     slots: VecDeque<Slot>,
     edge: u64,
     /// Every packet below this arrived from the proxy.
@@ -135,6 +137,7 @@ impl PullBuffer {
             cfg,
             session,
             base: first,
+            ue_cum: 0,
             slots: VecDeque::new(),
             edge: first + 1,
             received: first,
@@ -157,9 +160,11 @@ impl PullBuffer {
     pub fn session(&self) -> u16 {
         self.session
     }
-    /// First packet the UE has not acknowledged.
+    /// First packet the UE has not acknowledged, as far as its ACKs to this buffer say
+    /// (0 before the first): what pulls and the NACK report as delivered. Not `base`,
+    /// which starts at whatever packet allocated the buffer.
     pub fn delivered(&self) -> u64 {
-        self.base
+        self.ue_cum
     }
     /// Packets held, pushed and unacknowledged, or on their way: `edge − base`.
     pub fn reserved_packets(&self) -> u64 {
@@ -178,6 +183,18 @@ impl PullBuffer {
                 _ => 0,
             })
             .sum()
+    }
+
+    /// Moves `received` past every packet that has arrived.
+    fn advance_received(&mut self) {
+        while self.received < self.highest
+            && self
+                .slots
+                .get((self.received - self.base) as usize)
+                .is_some_and(|s| !matches!(s, Slot::Missing))
+        {
+            self.received += 1;
+        }
     }
 
     fn slot(&mut self, n: u64) -> &mut Slot {
@@ -230,14 +247,7 @@ impl PullBuffer {
         self.probe_backoff = 0;
         let gap = n > self.highest;
         self.highest = self.highest.max(n + 1);
-        while self.received < self.highest
-            && !matches!(
-                self.slots[(self.received - self.base) as usize],
-                Slot::Missing
-            )
-        {
-            self.received += 1;
-        }
+        self.advance_received();
         if gap && self.received < n {
             self.stats.sacks += 1;
             let sacked = self.sacked();
@@ -334,6 +344,7 @@ impl PullBuffer {
             return;
         };
         self.stats.acks += 1;
+        self.ue_cum = self.ue_cum.max(cumulative);
         // The UE may hold packets this buffer never pushed (an older session's copies,
         // delivered after a handover): they are acknowledged all the same.
         let cumulative = cumulative.min(self.edge);
@@ -350,6 +361,9 @@ impl PullBuffer {
         self.received = self.received.max(self.base);
         self.highest = self.highest.max(self.base);
         self.push_next = self.push_next.max(self.base);
+        // The UE may hold packets this buffer still missed (an older session's copies):
+        // past them, what already arrived counts as received.
+        self.advance_received();
         for r in sacked.as_slice() {
             for n in r.start.max(self.base)..r.end.min(self.push_next) {
                 if let Slot::Pushed { at, retx, .. } = *self.slot(n) {
@@ -412,20 +426,24 @@ impl PullBuffer {
             if self.probe_at == SimTime::NEVER {
                 self.arm_probe(now);
             }
-            let sacked = self.sacked();
-            out.push(self.hdr(Msg::Pull {
-                edge: self.edge,
-                delivered: self.base,
-                received: self.received,
-                sacked,
-            }));
+            out.push(self.pull_msg());
         }
+    }
+
+    /// A pull restating the current edge, with what reached the UE and the BS.
+    fn pull_msg(&self) -> CptpHeader {
+        self.hdr(Msg::Pull {
+            edge: self.edge,
+            delivered: self.ue_cum,
+            received: self.received,
+            sacked: self.sacked(),
+        })
     }
 
     /// The NACK the source BS sends the proxy when the UE leaves.
     pub fn nack(&self) -> CptpHeader {
         self.hdr(Msg::Nack {
-            delivered: self.base,
+            delivered: self.ue_cum,
         })
     }
 
@@ -445,16 +463,10 @@ impl PullBuffer {
             if self.received < self.edge {
                 self.stats.sacks += 1;
                 self.stats.pulls += 1;
-                let sacked = self.sacked();
-                out.push(self.hdr(Msg::Pull {
-                    edge: self.edge,
-                    delivered: self.base,
-                    received: self.received,
-                    sacked,
-                }));
+                out.push(self.pull_msg());
                 out.push(self.hdr(Msg::Sack {
                     received: self.received,
-                    sacked,
+                    sacked: self.sacked(),
                 }));
                 self.probe_backoff += 1;
             }
@@ -482,5 +494,47 @@ impl PullBuffer {
     /// The ts echo a test can read.
     pub fn echo(&self) -> u32 {
         self.echo
+    }
+}
+
+/// A source BS's NACK, sent again until the proxy acknowledges it: first after
+/// [`NACK_RETRY`], doubling, at most every second.
+#[derive(Clone, Copy, Debug)]
+pub struct NackSender {
+    nack: CptpHeader,
+    next_at: SimTime,
+    backoff: u32,
+}
+
+/// Wait for the proxy's NACK-ACK before the NACK is sent again.
+pub const NACK_RETRY: SimTime = SimTime::from_ms(20);
+
+impl NackSender {
+    /// The NACK `nack`, sent at `now`.
+    pub fn new(now: SimTime, nack: CptpHeader) -> Self {
+        NackSender {
+            nack,
+            next_at: now + NACK_RETRY,
+            backoff: 0,
+        }
+    }
+    /// When it is sent again.
+    pub fn next_deadline(&self) -> SimTime {
+        self.next_at
+    }
+    /// The NACK to send again, if due.
+    pub fn on_timer(&mut self, now: SimTime) -> Option<CptpHeader> {
+        if now < self.next_at {
+            return None;
+        }
+        self.backoff += 1;
+        self.next_at =
+            now + SimTime(NACK_RETRY.ns() << self.backoff.min(5)).min(SimTime::from_secs(1));
+        Some(self.nack)
+    }
+    /// True if `ack` acknowledges this NACK.
+    pub fn acked_by(&self, ack: &CptpHeader) -> bool {
+        matches!((ack.msg, self.nack.msg), (Msg::NackAck { delivered: a }, Msg::Nack { delivered: b }) if a == b)
+            && ack.session == self.nack.session
     }
 }

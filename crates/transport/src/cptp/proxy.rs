@@ -368,6 +368,12 @@ impl Proxy {
         let Msg::Nack { delivered } = h.msg else {
             return;
         };
+        // Every NACK is acknowledged to its sender, also one sent again.
+        out.push(Out::ToBs(CptpHeader {
+            session: h.session,
+            ts_us: 0,
+            msg: Msg::NackAck { delivered },
+        }));
         if h.session != self.session {
             return;
         }
@@ -430,7 +436,7 @@ pub enum Out {
     ToUe(CptpHeader),
     /// Towards the proxy (pull, SACK, NACK from the BS; the UE's request).
     ToProxy(CptpHeader),
-    /// Towards the BS (the UE's ACKs).
+    /// Towards the BS (the UE's ACKs; the proxy's NACK-ACK to the NACK's sender).
     ToBs(CptpHeader),
     /// Towards the server (the HTTP request).
     ToServer(CptpHeader),

@@ -54,8 +54,10 @@ pub(crate) struct CptpState {
     /// Counters of pull buffers already released (handovers).
     pub bs_done: BsStats,
     pub nacks_sent: u64,
-    /// Earliest pending timer event of [proxy, BS, UE].
-    pub timer_pending: [SimTime; 3],
+    /// NACKs waiting for the proxy's NACK-ACK, with the site that sent them.
+    pub nack_pending: Vec<(NodeId, mmtsim_transport::cptp::bs::NackSender)>,
+    /// Earliest pending timer event of [proxy, BS, UE, (tick), (proxy egress), NACK].
+    pub timer_pending: [SimTime; 6],
     /// Wired last hop: the next push tick is scheduled for this instant.
     pub tick_pending: SimTime,
     /// The proxy's egress-queue wake-up is scheduled for this instant.
@@ -138,7 +140,8 @@ pub(crate) fn cptp_state(
         packet_bytes,
         bs_done: BsStats::default(),
         nacks_sent: 0,
-        timer_pending: [SimTime::NEVER; 3],
+        nack_pending: Vec::new(),
+        timer_pending: [SimTime::NEVER; 6],
         tick_pending: SimTime::NEVER,
         tx_pending: SimTime::NEVER,
         pull_occupancy: (0, 0, 0),

@@ -16,7 +16,7 @@ use mmtsim_engine::SimTime;
 use mmtsim_net::cptp::{CptpHeader, Msg};
 use mmtsim_net::packet::{Packet, Transport};
 use mmtsim_net::Direction;
-use mmtsim_transport::cptp::bs::{PullBuffer, Push};
+use mmtsim_transport::cptp::bs::{NackSender, PullBuffer, Push};
 use mmtsim_transport::cptp::proxy::{ts_of, Out};
 
 /// The roles whose timers the world keeps: proxy, BS plug-in, UE, and the wired last
@@ -27,6 +27,8 @@ pub(super) const ROLE_UE: u8 = 2;
 pub(super) const ROLE_TICK: u8 = 3;
 /// The proxy's egress queue drained enough for it to send again.
 pub(super) const ROLE_PROXY_TX: u8 = 4;
+/// A source site's NACK is due to be sent again.
+pub(super) const ROLE_NACK: u8 = 5;
 
 /// The largest PDCP data PDU header of a data radio bearer (18-bit SN) [TS38323 §6.2.2].
 const PDCP_HEADER_MAX_BYTES: u32 = 3;
@@ -133,15 +135,26 @@ impl Sim {
         }
     }
 
+    /// Sends what the UE produced: requests to the proxy, ACKs to its serving site.
+    fn cptp_ue_out(&mut self, now: SimTime, f: FlowId, out: Vec<CptpHeader>) {
+        let c = self.cptp(f);
+        let (ue_node, proxy) = (c.ue_node, c.proxy_node);
+        let site = self.cptp_site(f);
+        for h in out {
+            let to = if matches!(h.msg, Msg::Request) {
+                proxy
+            } else {
+                site
+            };
+            self.cptp_send(now, f, ue_node, to, h);
+        }
+    }
+
     /// The UE's application asks for the content (the download's start).
     pub(super) fn cptp_start(&mut self, now: SimTime, f: FlowId) {
         let mut out = Vec::new();
-        let c = self.cptp(f);
-        c.ue.start(now, &mut out);
-        let (ue, proxy) = (c.ue_node, c.proxy_node);
-        for h in out {
-            self.cptp_send(now, f, ue, proxy, h);
-        }
+        self.cptp(f).ue.start(now, &mut out);
+        self.cptp_ue_out(now, f, out);
         self.cptp_arm(now, f);
     }
 
@@ -314,7 +327,9 @@ impl Sim {
             add_stats(&mut c.bs_done, &b.stats);
             c.nacks_sent += 1;
             let proxy = c.proxy_node;
-            self.cptp_send(now, f, node, proxy, b.nack());
+            let nack = b.nack();
+            c.nack_pending.push((node, NackSender::new(now, nack)));
+            self.cptp_send(now, f, node, proxy, nack);
             self.cptp_arm(now, f);
         }
     }
@@ -340,6 +355,11 @@ impl Sim {
                     self.flow_start(now, leg);
                 }
             }
+            Msg::NackAck { .. } => {
+                let c = self.cptp(f);
+                c.nack_pending
+                    .retain(|(at, s)| !(*at == p.dst && s.acked_by(&h)));
+            }
             Msg::Pull { .. } | Msg::Sack { .. } | Msg::Nack { .. } => {
                 self.cptp_budget(now, f);
                 let mut outs = Vec::new();
@@ -348,6 +368,19 @@ impl Sim {
                     Msg::Pull { .. } => c.proxy.on_pull(now, &h, &mut outs),
                     Msg::Sack { .. } => c.proxy.on_sack(now, &h, &mut outs),
                     _ => c.proxy.on_nack(now, &h, &mut outs),
+                }
+                // The NACK-ACK goes back to the site that sent the NACK.
+                let proxy = c.proxy_node;
+                let acks: Vec<CptpHeader> = outs
+                    .iter()
+                    .filter_map(|o| match o {
+                        Out::ToBs(a) => Some(*a),
+                        _ => None,
+                    })
+                    .collect();
+                outs.retain(|o| !matches!(o, Out::ToBs(_)));
+                for a in acks {
+                    self.cptp_send(now, f, proxy, p.src, a);
                 }
                 self.cptp_proxy_out(now, f, outs);
                 // A pull that confirmed delivery freed cache room: read more.
@@ -364,21 +397,11 @@ impl Sim {
                         0
                     }
                 };
-                let ue_node = c.ue_node;
-                let proxy = c.proxy_node;
                 if bytes > 0 {
                     let (bin, end) = (self.bin_ns, self.end);
                     self.flows[f.index()].record_delivery(now, bytes, bin, end);
                 }
-                let site = self.cptp_site(f);
-                for h in out {
-                    let to = if matches!(h.msg, Msg::Request) {
-                        proxy
-                    } else {
-                        site
-                    };
-                    self.cptp_send(now, f, ue_node, to, h);
-                }
+                self.cptp_ue_out(now, f, out);
             }
             Msg::Ack { .. } => {
                 let c = self.cptp(f);
@@ -403,6 +426,13 @@ impl Sim {
             c.bs.as_ref()
                 .map_or(SimTime::NEVER, |(_, b)| b.next_deadline()),
             c.ue.next_deadline(),
+            SimTime::NEVER,
+            SimTime::NEVER,
+            c.nack_pending
+                .iter()
+                .map(|(_, s)| s.next_deadline())
+                .min()
+                .unwrap_or(SimTime::NEVER),
         ];
         let mut schedule = Vec::new();
         for (role, d) in deadlines.into_iter().enumerate() {
@@ -428,6 +458,19 @@ impl Sim {
         if role == ROLE_TICK {
             c.tick_pending = SimTime::NEVER;
             return self.cptp_push(now, f);
+        }
+        if role == ROLE_NACK {
+            c.timer_pending[ROLE_NACK as usize] = SimTime::NEVER;
+            let proxy = c.proxy_node;
+            let again: Vec<_> = c
+                .nack_pending
+                .iter_mut()
+                .filter_map(|(at, s)| s.on_timer(now).map(|h| (*at, h)))
+                .collect();
+            for (at, h) in again {
+                self.cptp_send(now, f, at, proxy, h);
+            }
+            return self.cptp_arm(now, f);
         }
         if role == ROLE_PROXY_TX {
             c.tx_pending = SimTime::NEVER;
@@ -470,16 +513,7 @@ impl Sim {
                 if c.ue.next_deadline() <= now {
                     let mut out = Vec::new();
                     c.ue.on_timer(now, &mut out);
-                    let (ue_node, proxy) = (c.ue_node, c.proxy_node);
-                    let site = self.cptp_site(f);
-                    for h in out {
-                        let to = if matches!(h.msg, Msg::Request) {
-                            proxy
-                        } else {
-                            site
-                        };
-                        self.cptp_send(now, f, ue_node, to, h);
-                    }
+                    self.cptp_ue_out(now, f, out);
                 }
             }
             _ => unreachable!("the roles are proxy, BS, UE and tick"),
