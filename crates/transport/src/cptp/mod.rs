@@ -28,6 +28,9 @@
 //!   every new pull request the proxy can clear the corresponding number of bytes").
 //! - After the proxy's NACK-driven re-route (§VI ¶3) the proxy never fails; the paper's
 //!   re-initiation of a session with the server is not modelled.
+//! - The NACK is acknowledged by the proxy (NACK-ACK) and sent again until it is; the
+//!   paper's NACK (§V "Error recovery", §VI ¶3) has no acknowledgement, but a lost one
+//!   would stall the download.
 //! - Retransmission timers at the proxy and the BS (RFC 6298 estimators) are ours; the
 //!   paper names SACKs, NACKs and ACKs but no timer (§V "Error recovery").
 //! - With dual connectivity the plug-in sits at the primary cell's site and pushes into
