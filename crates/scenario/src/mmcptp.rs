@@ -105,6 +105,10 @@ pub struct Mmcptp {
     /// How long the UE waits for data or a FAIL, and the proxy for the server (default 1s).
     #[serde(default = "default_request_timeout")]
     pub request_timeout: Duration,
+    /// The content is at the proxy before the request (a file download only): no server
+    /// is asked, the server's leg stays idle (default false).
+    #[serde(default)]
+    pub preloaded: bool,
     /// Requests the UE sends again (default 3).
     #[serde(default = "default_retries")]
     pub retries: u32,
@@ -211,6 +215,12 @@ pub(crate) fn validate(
             ),
         )),
         _ => {}
+    }
+    if m.preloaded && !matches!(f.app, App::File { .. }) {
+        errs.push((
+            format!("{q}.preloaded"),
+            "true needs a file download (app kind \"file\"): the cache holds the whole file".into(),
+        ));
     }
     if m.period.0 == 0 {
         errs.push((format!("{q}.period"), "must be longer than zero".into()));

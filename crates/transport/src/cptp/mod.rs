@@ -17,8 +17,9 @@
 //! Simplifications, each against the paper's text:
 //! - Name resolution (§VI ¶1: the UE "resolves Y.URL ... to a nearby proxy using the
 //!   resolution server") is not modelled: the scenario names the proxy.
-//! - The content is not in the proxy beforehand (§VI ¶1 "if the content is present
-//!   locally"): every download fetches it from the server.
+//! - The content is fetched from the server unless the scenario says it is at the proxy
+//!   already (`preloaded`, §VI ¶1 "if the content is present locally"); nothing is
+//!   kept between downloads.
 //! - One pull buffer per download, not per UE (§VI ¶2 "per-UE pull buffer"): a UE with
 //!   two mmCPTP downloads has two buffers.
 //! - The pull counter is carried as an absolute edge (§VI ¶2 "a counter is initialized

@@ -99,6 +99,8 @@ pub struct Proxy {
     server_open: bool,
     /// Packets the current call may still send.
     budget: u64,
+    /// The UE's request arrived (nothing is sent before).
+    requested: bool,
     /// The session's initiating packet is sent again at this instant (NEVER once a pull
     /// of the session arrived).
     init_at: SimTime,
@@ -134,6 +136,7 @@ impl Proxy {
             http_deadline: SimTime::NEVER,
             server_open: false,
             budget: u64::MAX,
+            requested: false,
             init_at: SimTime::NEVER,
             init_backoff: 0,
             stats: ProxyStats::default(),
@@ -211,9 +214,24 @@ impl Proxy {
         (end <= self.cached_end).then_some((end - start) as u32)
     }
 
-    /// The UE's request arrived: ask the server (again, if it has not answered).
+    /// The content is in the cache before any request, whole (`bytes` long): no server
+    /// is asked [MMCPTP §VI ¶1, "if the content is present locally at the proxy, it is
+    /// retrieved using pull"].
+    pub fn preload(&mut self, bytes: u64) {
+        self.server_open = true;
+        self.content_bytes = Some(bytes);
+        self.cached_end = bytes;
+    }
+
+    /// The UE's request arrived: ask the server (again, if it has not answered), or
+    /// start sending what the cache holds.
     pub fn on_request(&mut self, now: SimTime, out: &mut Vec<Out>) {
-        if self.server_open || self.http_deadline != SimTime::NEVER {
+        self.requested = true;
+        if self.server_open {
+            self.send_new(now, out);
+            return;
+        }
+        if self.http_deadline != SimTime::NEVER {
             return;
         }
         self.stats.http_requests += 1;
@@ -260,6 +278,9 @@ impl Proxy {
 
     /// Sends the new packets the pull counter and the cache allow.
     fn send_new(&mut self, now: SimTime, out: &mut Vec<Out>) {
+        if !self.requested {
+            return;
+        }
         if !self.started && self.packet_len(self.next).is_some() {
             // The initiating packet: the BS allocates its pull buffer on it.
             self.started = true;

@@ -48,6 +48,7 @@ fn run(
     let mut px = proxy();
     px.set_content_length(total);
     px.on_server_open();
+    px.on_request(SimTime::ZERO, &mut Vec::new());
     let mut ue = UeEnd::new(UeConfig {
         ack_delay: SimTime::from_ms(1),
         request_timeout: SimTime::from_secs(2),
@@ -230,6 +231,7 @@ fn a_nack_restarts_at_the_first_packet_the_ue_lacks() {
     let mut px = proxy();
     px.on_server_open();
     let mut outs = Vec::new();
+    px.on_request(SimTime::ZERO, &mut outs);
     px.on_server_bytes(SimTime::ZERO, 100 * P as u64, &mut outs);
     // The initiating packet went; a pull lets 20 go.
     assert_eq!(outs.len(), 1);

@@ -416,6 +416,9 @@ pub(super) fn build_flows(
                 if let App::File { size } = &f.app {
                     // The server's response names the content's length.
                     state.proxy.set_content_length(size.0);
+                    if m.preloaded {
+                        state.proxy.preload(size.0);
+                    }
                 }
                 let cache = m.cache.0;
                 let leg = |leg: u8, peer: FlowId| RelayLeg {

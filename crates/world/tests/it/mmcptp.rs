@@ -292,3 +292,38 @@ fn the_plug_in_never_pushes_past_a_small_rlc_buffer() {
     let f = flow(&out, 1);
     assert!(f["goodput_mbps"].as_f64().unwrap() > 20.0, "{f}");
 }
+
+#[test]
+fn a_preloaded_proxy_serves_the_file_without_asking_the_server() {
+    // The content is at the proxy: no HTTP request, the server's connection never opens,
+    // and the 4 MB file takes its time at the last hop's rate (about 0.35 s at 100 Mbit/s
+    // and the payload share) plus the request's and first pull's round trips; fetched
+    // from a server 50 ms away, the same file waits for the server's TCP besides.
+    let file = "app = { kind = \"file\", size = \"4MB\" }";
+    let pre = run_toml(&wired(
+        "5s",
+        "50ms",
+        "100Mbps",
+        ["", "", ""],
+        file,
+        "preloaded = true",
+    ));
+    let fetched = run_toml(&wired("5s", "50ms", "100Mbps", ["", "", ""], file, ""));
+    let (p, f) = (flow(&pre, 1), flow(&fetched, 1));
+    assert_eq!(
+        u(&flow(&pre, 0)["bytes_delivered"]),
+        0,
+        "the server is not asked"
+    );
+    assert_eq!(u(&p["bytes_delivered"]), 4_000_000);
+    let (tp, tf) = (
+        p["completion_time_s"].as_f64().unwrap(),
+        f["completion_time_s"].as_f64().unwrap(),
+    );
+    let ideal = 4e6 * 8.0 / (100e6 * PAYLOAD_SHARE);
+    assert!(
+        tp > ideal && tp < ideal + 0.05,
+        "preloaded {tp} s vs {ideal} s"
+    );
+    assert!(tf > tp + 0.1, "fetched {tf} s, preloaded {tp} s");
+}
