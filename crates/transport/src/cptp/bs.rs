@@ -214,10 +214,13 @@ impl PullBuffer {
     }
 
     fn sacked(&self) -> Ranges {
+        // Only packets between `received` and `highest` can be held above a hole.
         let mut set = PacketSet::default();
-        for (i, s) in self.slots.iter().enumerate() {
-            let n = self.base + i as u64;
-            if n > self.received && !matches!(s, Slot::Missing) {
+        let from = (self.received + 1).saturating_sub(self.base) as usize;
+        let to = (self.highest.saturating_sub(self.base) as usize).min(self.slots.len());
+        for i in from..to {
+            if !matches!(self.slots[i], Slot::Missing) {
+                let n = self.base + i as u64;
                 set.insert(n, n + 1);
             }
         }
@@ -378,21 +381,26 @@ impl PullBuffer {
             self.rtt.on_sample(now.saturating_sub(at));
         }
         // A packet the UE lacks below three it holds is lost (as TCP's DupThresh, RFC
-        // 6675 §5): push it again, at most once per smoothed round trip.
-        let guard = self.rtt.srtt().unwrap_or(self.rtt.rto());
-        let mut above = 0;
-        for i in (0..self.slots.len()).rev() {
-            let n = self.base + i as u64;
-            match self.slots[i] {
-                Slot::Acked => above += 1,
-                Slot::Pushed { at, .. }
-                    if above >= 3
-                        && now.saturating_sub(at) >= guard
-                        && !self.resend.contains(&n) =>
-                {
-                    self.resend.push_back(n);
+        // 6675 §5): push it again, at most once per smoothed round trip. Only an ACK with
+        // ranges says the UE holds anything above a hole; the scan stops at its highest.
+        let top = sacked.as_slice().iter().map(|r| r.end).max().unwrap_or(0);
+        if top > self.base {
+            let guard = self.rtt.srtt().unwrap_or(self.rtt.rto());
+            let mut above = 0;
+            let last = ((top - self.base) as usize).min(self.slots.len());
+            for i in (0..last).rev() {
+                let n = self.base + i as u64;
+                match self.slots[i] {
+                    Slot::Acked => above += 1,
+                    Slot::Pushed { at, .. }
+                        if above >= 3
+                            && now.saturating_sub(at) >= guard
+                            && !self.resend.contains(&n) =>
+                    {
+                        self.resend.push_back(n);
+                    }
+                    _ => {}
                 }
-                _ => {}
             }
         }
         self.resend.make_contiguous().sort_unstable();

@@ -16,7 +16,7 @@ use mmtsim_engine::SimTime;
 use mmtsim_net::cptp::{CptpHeader, Msg};
 use mmtsim_net::packet::{Packet, Transport};
 use mmtsim_net::Direction;
-use mmtsim_transport::cptp::bs::{NackSender, PullBuffer, Push};
+use mmtsim_transport::cptp::bs::{NackSender, PullBuffer};
 use mmtsim_transport::cptp::proxy::{ts_of, Out};
 
 /// The roles whose timers the world keeps: proxy, BS plug-in, UE, and the wired last
@@ -251,7 +251,7 @@ impl Sim {
             }
         };
         let room = target.saturating_sub(lower).min(limit_room);
-        let mut pushes: Vec<Push> = Vec::new();
+        let mut pushes = std::mem::take(&mut self.cptp_pushes);
         let mut ctrl = Vec::new();
         let c = self.cptp(f);
         let (node, b) = c.bs.as_mut().expect("checked");
@@ -269,7 +269,7 @@ impl Sim {
         for h in ctrl {
             self.cptp_send(now, f, node, proxy, h);
         }
-        for p in pushes {
+        for p in pushes.drain(..) {
             let h = CptpHeader {
                 session,
                 ts_us: ts_of(now),
@@ -295,6 +295,7 @@ impl Sim {
                 Access::Wired { link, .. } => self.send_on_link(now, id, link),
             }
         }
+        self.cptp_pushes = pushes;
         self.cptp_arm(now, f);
     }
 
@@ -434,20 +435,24 @@ impl Sim {
                 .min()
                 .unwrap_or(SimTime::NEVER),
         ];
-        let mut schedule = Vec::new();
+        // At most one event per role (no allocation: this runs for every packet).
+        let mut schedule = [(SimTime::NEVER, 0u8); 7];
+        let mut k = 0;
         for (role, d) in deadlines.into_iter().enumerate() {
             if d != SimTime::NEVER && d < c.timer_pending[role] && d <= end {
                 c.timer_pending[role] = d;
-                schedule.push((d.max(now), role as u8));
+                schedule[k] = (d.max(now), role as u8);
+                k += 1;
             }
         }
         if let (Access::Wired { interval, .. }, Some((_, b))) = (c.access, &c.bs) {
             if b.has_pending() && c.tick_pending == SimTime::NEVER {
                 c.tick_pending = now + interval;
-                schedule.push((now + interval, ROLE_TICK));
+                schedule[k] = (now + interval, ROLE_TICK);
+                k += 1;
             }
         }
-        for (t, role) in schedule {
+        for &(t, role) in &schedule[..k] {
             self.q.schedule(t, Ev::Cptp { flow: f, role });
         }
     }

@@ -149,6 +149,8 @@ struct Sim {
     cptp_flows: Vec<FlowId>,
     /// Nodes hosting an mmCPTP plug-in before a wired last hop.
     cptp_hosts: Vec<bool>,
+    /// Scratch for the packets a plug-in pushes (kept to save an allocation per push).
+    cptp_pushes: Vec<mmtsim_transport::cptp::bs::Push>,
 }
 
 /// Runs a validated scenario to its end.
@@ -204,6 +206,7 @@ pub fn run(loaded: &Loaded, ctl: &RunControl) -> Result<RunOutput, RunError> {
         event_notices: Vec::new(),
         cptp_flows: Vec::new(),
         cptp_hosts: Vec::new(),
+        cptp_pushes: Vec::new(),
     };
     sim.cptp_hosts = vec![false; b.nodes.len()];
     for (i, f) in sim.flows.iter().enumerate() {
