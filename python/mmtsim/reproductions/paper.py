@@ -32,3 +32,34 @@ NR_TABLE_III = {
     "cubic": {25: 0.9998, 50: 0.9983, 100: 0.9765},
     "mmcptp": {25: 0.9999, 50: 0.9978, 100: 0.9889},
 }
+
+
+# ---------------------------------------------------------------------------------------
+# Seed 004 (mmCPTP), trace-driven: Section III, Section VIII-B (Figs. 12-13), VIII-C
+# (Table IV). Used by mmcptp_trace.py.
+# ---------------------------------------------------------------------------------------
+
+#: Fig. 12 (random walk, 110 s): bytes transferred over the whole trajectory by end-to-end
+#: TCP, in MB (text of Section VIII-B2).
+FIG12_TCP_MB = {"tcp-cubic": 970.0, "tcp-newreno": 800.0}
+#: Fig. 12: mmCPTP's gain over I-TCP with CUBIC ("a gain of 31 %").
+FIG12_MMCPTP_GAIN_VS_ITCP_CUBIC = 0.31
+#: Fig. 13 (high-speed UE): mmCPTP's throughput over I-TCP CUBIC's at X = 15 ms, loss 0.1 %.
+FIG13_MMCPTP_OVER_ITCP_CUBIC_15MS_LOSS = 4.5
+#: Table IV: file transfer size in GB over the 450 s trace (Fig. 1) per RTT (ms).
+TABLE_IV_RTTS_MS = (0.3, 5.34, 10.3, 50.3)
+TABLE_IV_GB = {
+    "tcp-newreno": (11.80, 3.34, 2.31, 0.75),
+    "tcp-cubic": (11.80, 4.07, 3.20, 2.24),
+    "tcp-highspeed": (11.80, 5.90, 3.78, 1.46),
+    "tcp-yeah": (11.80, 10.70, 10.20, 6.96),
+    "tcp-bbr": (11.70, 11.60, 11.50, 11.20),
+}
+#: Table IV: mmCPTP, the average over the four RTTs, GB.
+TABLE_IV_MMCPTP_AVG_GB = 12.96
+#: Table IV: the trace's theoretical limit, GB.
+TABLE_IV_MAX_GB = 13.27
+#: Section III (Fig. 3b): over the 450 s trace emulated at 1 Gbit/s / 20 Mbit/s with a
+#: 50 ms RTT, TCP CUBIC transfers 16 GB of a theoretical 29.14 GB.
+SEC3_TCP_CUBIC_GB = 16.0
+SEC3_MAX_GB = 29.14
