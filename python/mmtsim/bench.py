@@ -13,7 +13,11 @@ Benchmarks come in groups (:data:`GROUPS`, ``mmtsim bench --group NAME``):
   (the path of ``cubic-1g-60s``) for every algorithm that runs without a radio, and
   ``xtcp-ran-1ue-ul-25s`` for X-TCP, which reads the UE's radio view and so needs a UE;
 * ``ran`` — the radio benchmarks: every benchmark with a gNB and UEs, the multi-cell
-  examples (seed 002's square and street, with handovers) among them.
+  examples (seed 002's square and street, with handovers) among them;
+* ``reproduce`` — one run of a reproduction's sweep, on its packaged scenario
+  (``mmtsim/reproductions/``): ``mmcptp-trace-rw-cubic-110s``, the longest run of
+  ``mmtsim reproduce mmcptp-trace`` (whose whole grid is timed with ``time mmtsim
+  reproduce``, BENCHMARKS.md).
 
 A benchmark may name a *baseline*: the same path with NewReno (``newreno-1g-60s``, or
 ``newreno-ran-1ue-ul-25s`` for X-TCP). When both are in one run, the result carries
@@ -62,6 +66,8 @@ def _cc_1g(algo: str) -> dict:
 
 #: The source tree's example scenarios; the radio benchmarks run two of them.
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+#: The packaged scenarios of the reproductions (``"example"`` paths may start with it).
+REPRODUCTIONS_DIR = Path(__file__).resolve().parent / "reproductions"
 
 
 def ran_1ue_ul(cc: str) -> dict:
@@ -160,12 +166,19 @@ def _build() -> tuple[dict[str, dict], dict[str, list[str]]]:
                        "20 s (examples/train-dc.toml)",
         "example": "train-dc.toml", "overrides": [],
     }
+    b["mmcptp-trace-rw-cubic-110s"] = {
+        "description": "seed 004's Fig. 12 path: server, 10 ms, proxy, BS, trace-driven "
+                       "last hop (the random-walk trace, up to 3.1 Gbit/s), end-to-end "
+                       "CUBIC, 110 s (mmtsim/reproductions/mmcptp-trace.toml)",
+        "example": str(REPRODUCTIONS_DIR / "mmcptp-trace.toml"), "overrides": [],
+    }
     if any(a in NEEDS_UE for a in _algorithms()):
         cc_group.append("newreno-ran-1ue-ul-25s")
     groups = {
         "foundation": ["cubic-1g-60s", "newreno-1g-60s", "codel-4flows-100m-60s"],
         "cc": [n for n in b if n in cc_group],
         "ran": [n for n in b if "-ran-" in n or n.startswith("ran-")],
+        "reproduce": ["mmcptp-trace-rw-cubic-110s"],
     }
     return b, groups
 
@@ -251,7 +264,7 @@ def run_benchmarks(names: list[str], repeat: int = 1) -> dict:
 
 
 def _example(name: str) -> Path:
-    path = EXAMPLES / BENCHMARKS[name]["example"]
+    path = EXAMPLES / BENCHMARKS[name]["example"]  # an absolute path stays as it is
     if not path.exists():
         raise FileNotFoundError(f"benchmark {name} runs {path}, which comes with the source "
                                 "tree (run mmtsim bench from a clone)")
