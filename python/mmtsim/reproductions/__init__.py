@@ -2,7 +2,9 @@
 (the driver is :mod:`mmtsim.reproduce`).
 
 This package holds, besides the scenario files each study sweeps over
-(``xtcp-outage.toml``, ``xtcp-random.toml``: Table I of seed 000 as defaults):
+(``xtcp-outage.toml``, ``xtcp-random.toml``: Table I of seed 000 as defaults;
+``mmcptp-trace.toml``, ``mmcptp-rtt.toml``: seed 004's trace-driven topologies, with their
+channel-rate traces in ``traces/``):
 
 - :mod:`.paper`: the published numbers the studies are compared with;
 - :mod:`.common`: what every study is made of (:class:`~.common.Reproduction`,
@@ -11,5 +13,8 @@ This package holds, besides the scenario files each study sweeps over
   (findings, tables, numbers) and its figures;
 - :mod:`.mmcptp_nr`: seed 004's NR/LTE studies (``mmcptp-nr-single``, ``mmcptp-nr-multi``,
   scenarios ``mmcptp-nr-single.toml``, ``mmcptp-nr-multi.toml``);
+- :mod:`.mmcptp_trace`: seed 004's two trace-driven studies (``mmcptp-trace``,
+  ``mmcptp-rtt``), and :mod:`.mmcptp_traces`, the generator of their traces from mmtsim's
+  channel model;
 - :mod:`.report`: a finished reproduction's HTML report.
 """

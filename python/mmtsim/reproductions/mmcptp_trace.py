@@ -205,6 +205,13 @@ def _cells(summary, key: str) -> dict[tuple[str, str], list[dict]]:
     return out
 
 
+def _mmcptp_counters(cells: dict, key_value: str) -> dict | None:
+    """The ``mmcptp`` counters of leg 2 (pulls, NACKs, cache, ...) of the first mmCPTP run
+    whose group value is ``key_value``, for the record."""
+    fs = cells.get((key_value, "mmcptp")) or []
+    return fs[0].get("mmcptp") if fs else None
+
+
 def _mean(xs):
     return _ci(xs)[0] if xs else None
 
@@ -371,6 +378,7 @@ def _trace_analyse(out: Path, summary) -> tuple[list[Finding], list[Section], di
         "fig12_mb": fig12, "fig12_trace_max_mb": rw_max_mb,
         "fig13_mbps": {f"x={x:g},loss={p:g},{t}": v for (x, p, t), v in fig13.items()},
         "fig13_trace_mean_mbps": hs_cap, "transports": transports,
+        "mmcptp_counters_rw": _mmcptp_counters(cells, "rw"),
         "paper": {"fig12_tcp_mb": FIG12_TCP_MB,
                   "fig12_mmcptp_gain_vs_itcp_cubic": FIG12_MMCPTP_GAIN_VS_ITCP_CUBIC,
                   "fig13_mmcptp_over_itcp_cubic_15ms_loss":
@@ -559,6 +567,7 @@ def _rtt_analyse(out: Path, summary) -> tuple[list[Finding], list[Section], dict
     ]
     numbers = {"table_iv_gb": {f"{t},{r:g}": v for (t, r), v in gb.items()},
                "max_gb": max_gb, "sim_s": sim_s, "transports": transports,
+               "mmcptp_counters_50ms": _mmcptp_counters(cells, _rtt_label(50.3)),
                "paper": {"table_iv_gb": TABLE_IV_GB, "mmcptp_avg_gb": TABLE_IV_MMCPTP_AVG_GB,
                          "max_gb": TABLE_IV_MAX_GB}}
     return findings, sections, numbers
