@@ -42,14 +42,30 @@ Modelling choices and departures from the paper (also in the reports' notes):
   tools: ns-3 3.33 for Section VIII-B (1000-packet pfifo_fast + 100-packet device queue
   = 1100 packets), Linux's txqueuelen of 1000 packets for the ORBIT runs of Table IV. The
   proxy holds 64 MB for both I-TCP (relay buffer) and mmCPTP (the spec's default cache).
+- **Wired links** (server–proxy, proxy–BS) run at 10 Gbit/s, above every trace's peak
+  (3.1 Gbit/s), with mmtsim's default 1000-packet drop-tail queue; the UE's uplink (ACKs,
+  mmCPTP's requests) at 10 Gbit/s.
 - **Loss** is Bernoulli on the BS → UE link, every packet alike (the paper: "loss at the
   last-hop mmWave link").
+- **Seeds.** The traces are fixed, so only the loss draws differ between seeds: the
+  loss-free cells give the same number for every seed (``mmcptp-trace`` runs 3 seeds
+  everywhere because the sweep's seeds apply to every cell; ``mmcptp-rtt``, loss-free, 1).
 - **I-TCP's second leg** uses the first leg's congestion control.
 - **TCP** is mmtsim's Linux-like TCP (SACK, RACK-TLP, MSS 1400 B, no delayed ACKs);
   the paper's ns-3 3.33 TCP and the ORBIT nodes' Linux differ in details.
 - **mmCPTP** runs only when this build of mmtsim knows ``protocol = "mmcptp"`` (checked
   by validating the arm's scenario); otherwise its arm is left out, the report says so and
   the findings that need it are not judged.
+
+What the choices imply, seen in the TCP and I-TCP arms (before mmCPTP was available):
+with X between server and proxy, I-TCP's wireless leg has a 0.2 ms RTT, so last-hop loss
+costs it little (the paper's I-TCP falls with loss), while end-to-end TCP at 0.1 % loss
+collapses (Mathis); I-TCP's first leg sees the 10 Gbit/s WAN, not the trace, overshoots
+its 1000-packet queue in slow start (thousands of tail drops) and regrows slowly, which
+puts I-TCP below end-to-end TCP on the random walk's 3.1 Gbit/s stretches. With the
+paper's tools' queue sizes, end-to-end TCP keeps the last hop busy better than the
+paper's (Fig. 12's 970 MB); on the 450 s trace every TCP reaches ≥ 94 % of the maximum up
+to 10.3 ms and falls only at 50.3 ms. The reports say so beside each finding.
 
 Holds the sweep designs, the analyses (tables, findings, numbers), the figures and the two
 :class:`~.common.Reproduction` objects the driver runs.
@@ -412,9 +428,10 @@ def _fig13_bars(out: Path, fig13: dict, transports: list[str]):
     return image(fig, "Fig. 13-like")
 
 
-def _cumulative_figure(out: Path, summary, key: str, value: str, title: str, stem: str):
+def _cumulative_figure(out: Path, summary, key: str, value: str, title: str, stem: str,
+                       trace: str):
     """Bytes transferred over time of each transport, seed 1 (or the first seed), for the
-    runs whose group[key] == value."""
+    runs whose group[key] == value, under what the trace could carry (dashed)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -439,6 +456,12 @@ def _cumulative_figure(out: Path, summary, key: str, value: str, title: str, ste
         bin_s = float(np.median(np.diff(ts))) if ts.size > 1 else 0.1
         gb = np.cumsum(g["goodput_mbps"].to_numpy() * 1e6 * bin_s / 8) / 1e9
         ax.plot(ts + bin_s, gb, label=t, lw=1.2)
+    if seen:
+        end = max(r.summary["sim_seconds"] for r in summary.ok_runs)
+        tt, rr = traces.read_trace(traces.TRACES_DIR / traces.TRACES[trace].file)
+        xs = [x for x in tt if x < end] + [end]
+        cap = [traces.trace_stats(tt, rr, x)["max_bytes"] / 1e9 if x > 0 else 0.0 for x in xs]
+        ax.plot(xs, cap, "k--", lw=1, label="the trace's maximum")
     ax.set_xlabel("time (s)")
     ax.set_ylabel("transferred (GB)")
     ax.legend(fontsize=8)
@@ -455,7 +478,7 @@ def _trace_timeseries(out: Path, duration: str | None) -> list[Section]:
     return [Section("Fig. 12-like: bytes transferred over time on the random walk (first seed)",
                     [_cumulative_figure(out, summary, "case", "rw",
                                         "mmcptp-trace, random walk (cf. seed 004, Fig. 12)",
-                                        "fig12-transfer")])]
+                                        "fig12-transfer", "random-walk")])]
 
 
 # ---------------------------------------------------------------------------------------
@@ -579,7 +602,8 @@ def _rtt_timeseries(out: Path, duration: str | None) -> list[Section]:
     summary = compute(out)
     return [Section("Bytes transferred over time at RTT 50.3 ms (cf. seed 004, Fig. 3b)",
                     [_cumulative_figure(out, summary, "rtt", "50.3",
-                                        "mmcptp-rtt, RTT 50.3 ms", "transfer-50ms")])]
+                                        "mmcptp-rtt, RTT 50.3 ms", "transfer-50ms",
+                                        "downtown-450s")])]
 
 
 _NOTES = ("The channel traces are mmtsim's own (the paper's are not public): see the trace "
