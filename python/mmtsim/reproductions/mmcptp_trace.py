@@ -64,7 +64,7 @@ collapses (Mathis); I-TCP's first leg sees the 10 Gbit/s WAN, not the trace, ove
 its 1000-packet queue in slow start (thousands of tail drops) and regrows slowly, which
 puts I-TCP below end-to-end TCP on the random walk's 3.1 Gbit/s stretches. With the
 paper's tools' queue sizes, end-to-end TCP keeps the last hop busy better than the
-paper's (Fig. 12's 970 MB); on the 450 s trace every TCP reaches ≥ 94 % of the maximum up
+paper's (Fig. 12's 970 MB); on the 450 s trace every TCP reaches ≥ 93 % of the maximum up
 to 10.3 ms and falls only at 50.3 ms. The reports say so beside each finding.
 
 Holds the sweep designs, the analyses (tables, findings, numbers), the figures and the two

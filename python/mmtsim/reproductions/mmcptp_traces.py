@@ -30,7 +30,11 @@ The three traces, after seed 004 (Sections III and VIII):
     paper's Fig. 1 (LTE 10 MHz, NR 150 MHz; the NR SINR, computed by mmtsim over
     ``nr-fr2``'s 400 MHz, is rescaled to 150 MHz of noise: +4.26 dB, exact for one
     noise-limited cell), capped at 1 Gbit/s, the maximum of the paper's ORBIT emulation
-    (Section III: "switches between a maximum of 1Gbps and a minimum of 20Mbps").
+    (Section III: "switches between a maximum of 1Gbps and a minimum of 20Mbps"; its
+    20 Mbit/s floor is not applied: LTE's Shannon rate stands as it is). The street, the
+    cells and the building heights are ours; the paper's walk is a measurement in
+    downtown Minneapolis that we cannot redo, and ours spends far less time on LTE
+    (23 of 450 s with seed 1), so it carries much more than the paper's trace.
 
 Rate mapping of the two mmWave traces ("SINR channel traces mapped to their bit-rate
 based on the TBS, sampled every 100 ms", Section VIII-B): the downlink SINR of the ran
