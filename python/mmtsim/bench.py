@@ -15,9 +15,9 @@ Benchmarks come in groups (:data:`GROUPS`, ``mmtsim bench --group NAME``):
 * ``ran`` — the radio benchmarks: every benchmark with a gNB and UEs, the multi-cell
   examples (seed 002's square and street, with handovers) among them;
 * ``reproduce`` — one run of a reproduction's sweep, on its packaged scenario
-  (``mmtsim/reproductions/``): ``mmcptp-trace-rw-cubic-110s``, the longest run of
-  ``mmtsim reproduce mmcptp-trace`` (whose whole grid is timed with ``time mmtsim
-  reproduce``, BENCHMARKS.md).
+  (``mmtsim/reproductions/``): ``mmcptp-trace-rw-cubic-110s`` and
+  ``mmcptp-trace-rw-mmcptp-110s``, the longest runs of ``mmtsim reproduce mmcptp-trace``
+  (whose whole grid is timed with ``time mmtsim reproduce``, BENCHMARKS.md).
 
 A benchmark may name a *baseline*: the same path with NewReno (``newreno-1g-60s``, or
 ``newreno-ran-1ue-ul-25s`` for X-TCP). When both are in one run, the result carries
@@ -172,13 +172,22 @@ def _build() -> tuple[dict[str, dict], dict[str, list[str]]]:
                        "CUBIC, 110 s (mmtsim/reproductions/mmcptp-trace.toml)",
         "example": str(REPRODUCTIONS_DIR / "mmcptp-trace.toml"), "overrides": [],
     }
+    b["mmcptp-trace-rw-mmcptp-110s"] = {
+        "description": "the same path with mmCPTP (server -> proxy CUBIC into a 64 MB cache, "
+                       "the BS pulling every 5 ms), the arm of mmtsim reproduce mmcptp-trace",
+        "example": str(REPRODUCTIONS_DIR / "mmcptp-trace.toml"),
+        "overrides": ["flows.0.protocol=\"mmcptp\"",
+                      "flows.0.mmcptp={proxy = \"proxy\", bs = \"bs\", pull = \"periodic\", "
+                      "period = \"5ms\", pull_buffer = \"auto\", cache = \"64MB\", "
+                      "push_interval = \"1ms\"}"],
+    }
     if any(a in NEEDS_UE for a in _algorithms()):
         cc_group.append("newreno-ran-1ue-ul-25s")
     groups = {
         "foundation": ["cubic-1g-60s", "newreno-1g-60s", "codel-4flows-100m-60s"],
         "cc": [n for n in b if n in cc_group],
         "ran": [n for n in b if "-ran-" in n or n.startswith("ran-")],
-        "reproduce": ["mmcptp-trace-rw-cubic-110s"],
+        "reproduce": ["mmcptp-trace-rw-cubic-110s", "mmcptp-trace-rw-mmcptp-110s"],
     }
     return b, groups
 
