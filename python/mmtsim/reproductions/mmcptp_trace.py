@@ -73,7 +73,10 @@ I-TCP CUBIC (the paper: 31 %), but no more than end-to-end NewReno; where the tr
 to 2.9-3.1 Gbit/s for seconds, the 64 MB cache drains in a fraction of a second and the
 server → proxy TCP (the same leg as I-TCP's first, with the same WAN overshoot) limits it,
 which makes mmCPTP's high-speed throughput fall with X (262 → 225 Mbit/s without loss)
-rather than stay flat. The reports say so beside each finding.
+rather than stay flat. On the 450 s trace mmCPTP matches the best TCP up to 10.3 ms
+(43.3 of 44.8 GB) and falls to 34.7 GB at 50.3 ms, below BBR (38.4), for the same
+reason: its server → proxy leg is CUBIC over the whole added RTT. The reports say so
+beside each finding.
 
 Holds the sweep designs, the analyses (tables, findings, numbers), the figures and the two
 :class:`~.common.Reproduction` objects the driver runs.
