@@ -36,6 +36,15 @@ The three traces, after seed 004 (Sections III and VIII):
     downtown Minneapolis that we cannot redo, and ours spends far less time on LTE
     (23 of 450 s with seed 1), so it carries much more than the paper's trace.
 
+Choices of ours in the two mmWave channels: the buildings' footprints (10-40 m a side;
+the paper gives their number, 15, and heights, 30-40 m) and their placement (mmtsim's
+``random_obstacles``, drawn from the seed and kept clear of the BS and the UE's path);
+the random walk's start, drawn from the seed (``numpy.random.default_rng(seed)``,
+uniform in the area); mmtsim's default channel (NYU 28 GHz path loss, geometric LOS
+against the buildings, small-scale fading on, no shadowing) with one BS, so the SINR is
+an SNR. The high-speed run's area is widened to hold the UE's path (see
+``HIGH_SPEED_AREA``).
+
 Rate mapping of the two mmWave traces ("SINR channel traces mapped to their bit-rate
 based on the TBS, sampled every 100 ms", Section VIII-B): the downlink SINR of the ran
 table every 100 ms → mmtsim's downlink AMC for the ``mmwave-2017`` preset (the MIESM 10 %
