@@ -8,7 +8,9 @@ following a channel-rate trace, with the transport as the sweep's axis:
   TCP ``<cc>`` server → proxy and proxy → UE, a 64 MB relay buffer between them;
 - ``mmcptp``: a ``protocol = "mmcptp"`` flow as ``/work/notes/mmcptp-spec.md`` spells it:
   TCP CUBIC server → proxy into a 64 MB cache, the BS's pull plug-in pulling from it every
-  5 ms into a pull buffer of the last hop's peak rate × 5 ms, pushing every 1 ms.
+  5 ms into a pull buffer of the last hop's peak rate × 5 ms, pushing every 1 ms. The
+  content is not preloaded at the proxy (mmCPTP's ``preloaded`` stays false): Section
+  VIII-B has a TCP session between file server and proxy, so the cache fills from it.
 
 Studies:
 
