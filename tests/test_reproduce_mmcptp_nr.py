@@ -84,7 +84,7 @@ def test_the_packaged_scenarios_hold_scene_1(name):
     assert doc["ran"]["preset"] == "lte-2ghz" and doc["ran"]["scheduler"] == "pf"
 
 
-def test_the_mmcptp_arm_is_the_agreed_spelling():
+def test_the_mmcptp_arm_is_the_readmes_spelling():
     s = nr.transport_set("mmcptp", [0, 1])
     for i in (0, 1):
         assert s[f"flows.{i}.protocol"] == "mmcptp"

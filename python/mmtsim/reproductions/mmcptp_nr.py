@@ -20,7 +20,7 @@ Both sweep the resource blocks (``rbs``: 25, 50, 100), the transport (``transpor
 newreno, cubic, mmcptp) and the stack under it (``stack``, :data:`STACKS`: mmtsim's own
 defaults, or ns-3 3.33's LTE and TCP defaults, which the paper may have kept; the findings
 are checked under each). The TCP arms are end-to-end TCP from the server to the UE; the
-mmcptp arm is an mmCPTP download in the simulator's agreed spelling (``protocol =
+mmcptp arm is an mmCPTP download as the README spells it (``protocol =
 "mmcptp"`` with a ``[flows.mmcptp]`` table, :func:`transport_set`): the server's TCP
 (CUBIC) to a proxy, mmCPTP from the proxy to the UE with periodic pulls (5 ms) by the BS.
 The mmcptp arm runs only with a simulator that knows ``protocol = "mmcptp"``
@@ -109,7 +109,7 @@ PERIOD_S = (0.1, 2.0)
 #: Paper durations (s): model 1 40 s, model 4 and the multi-UE study 10 s.
 DURATION = {"m1": "40s", "m4": "10s"}
 
-#: mmCPTP arm's flow settings, in the agreed spelling: the server's TCP to the
+#: mmCPTP arm's flow settings, as the README spells it: the server's TCP to the
 #: proxy is CUBIC; periodic pulls every 5 ms into a pull buffer sized from the last hop's
 #: peak rate; a 64 MB cache.
 MMCPTP_TABLE = {"proxy": "proxy", "pull": "periodic", "period": "5ms",
@@ -221,7 +221,7 @@ def outage_share(outages: list[dict], horizon_s: float) -> float:
 
 def transport_set(transport: str, flows: list[int]) -> dict[str, Any]:
     """The keys that make flows ``flows`` use ``transport`` (newreno, cubic: end-to-end TCP
-    with that congestion control; mmcptp: the agreed mmCPTP spelling)."""
+    with that congestion control; mmcptp: an mmCPTP download as the README spells it)."""
     s: dict[str, Any] = {}
     for i in flows:
         if transport == "mmcptp":

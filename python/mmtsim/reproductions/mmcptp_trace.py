@@ -6,9 +6,10 @@ following a channel-rate trace, with the transport as the sweep's axis:
 - ``tcp-<cc>``: one end-to-end TCP connection, server → UE, congestion control ``<cc>``;
 - ``itcp-<cc>``: I-TCP, the connection split at the proxy (``relay = {node = "proxy"}``):
   TCP ``<cc>`` server → proxy and proxy → UE, a 64 MB relay buffer between them;
-- ``mmcptp``: a ``protocol = "mmcptp"`` flow as ``/work/notes/mmcptp-spec.md`` spells it:
+- ``mmcptp``: a ``protocol = "mmcptp"`` flow as the README spells it:
   TCP CUBIC server → proxy into a 64 MB cache, the BS's pull plug-in pulling from it every
-  5 ms into a pull buffer of the last hop's peak rate × 5 ms, pushing every 1 ms. The
+  5 ms into a pull buffer of the automatic size (the last hop's peak rate × (5 ms + the
+  proxy–UE round trip + the push-ahead)), pushing every 1 ms. The
   content is not preloaded at the proxy (mmCPTP's ``preloaded`` stays false): Section
   VIII-B has a TCP session between file server and proxy, so the cache fills from it.
 
@@ -43,7 +44,7 @@ Modelling choices and departures from the paper (also in the reports' notes):
 - **Buffers.** The BS's queue in front of the last hop takes the defaults of the paper's
   tools: ns-3 3.33 for Section VIII-B (1000-packet pfifo_fast + 100-packet device queue
   = 1100 packets), Linux's txqueuelen of 1000 packets for the ORBIT runs of Table IV. The
-  proxy holds 64 MB for both I-TCP (relay buffer) and mmCPTP (the spec's default cache).
+  proxy holds 64 MB for both I-TCP (relay buffer) and mmCPTP (its default cache).
 - **Wired links** (server–proxy, proxy–BS) run at 10 Gbit/s, above every trace's peak
   (3.1 Gbit/s), with mmtsim's default 1000-packet drop-tail queue; the UE's uplink (ACKs,
   mmCPTP's requests) at 10 Gbit/s.
@@ -97,7 +98,7 @@ from .paper import (FIG12_MMCPTP_GAIN_VS_ITCP_CUBIC, FIG12_TCP_MB,
 
 #: Bytes the proxy holds: I-TCP's relay buffer and mmCPTP's cache.
 PROXY_BUFFER = "64MB"
-#: The mmCPTP arm's table, per /work/notes/mmcptp-spec.md (its defaults written out).
+#: The mmCPTP arm's table (``[flows.mmcptp]``, its defaults written out).
 MMCPTP = {"proxy": "proxy", "bs": "bs", "pull": "periodic", "period": "5ms",
           "pull_buffer": "auto", "cache": PROXY_BUFFER, "push_interval": "1ms"}
 #: Link indices of the scenarios: server–proxy, proxy–BS, BS–UE.
@@ -247,11 +248,9 @@ def _mmcptp_counters(cells: dict, key_value: str) -> dict | None:
     fs = cells.get((key_value, "mmcptp")) or []
     if not fs:
         return None
-    # The spec puts them in an ``mmcptp`` object; the protocol as it landed writes them as
-    # leg 2's own fields. Either is read.
+    # They are leg 2's own fields in the summary (protocol "mmcptp").
     f = fs[0]
-    got = dict(f.get("mmcptp") or {})
-    got.update({k: f[k] for k in MMCPTP_COUNTERS if k in f})
+    got = {k: f[k] for k in MMCPTP_COUNTERS if k in f}
     return got or None
 
 
