@@ -96,8 +96,18 @@ pub struct FlowSummary {
     pub relay: Option<RelaySummary>,
 }
 
-/// One leg of a flow split at a relay node (split TCP). The second leg's goodput, counted
-/// from the flow's start, is the flow's end-to-end goodput.
+/// One leg of a flow split at a relay node (split TCP, I-TCP [ITCP-1995]). The second
+/// leg's goodput, counted from the flow's start, is the flow's end-to-end goodput; its
+/// `end_to_end_delay_ms` the flow's end-to-end delay. Each leg's own RTT fields measure
+/// that leg only.
+///
+/// The two delays are means by Little's law [LITTLE-1961] (L = λW: the mean number in a
+/// system is its throughput times the mean time spent in it), taken over the whole run:
+/// W = ∫L dt / D, the integral of the sampled content (every `metrics.sample_interval`,
+/// rectangle rule) over the bytes D that left. Bytes still inside at the end count with
+/// the time they have spent so far, so a run that ends with a full relay overstates the
+/// delay by at most that content's age over D; a run that ends empty (a completed file)
+/// gives the exact mean over its bytes, up to the sampling.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RelaySummary {
     /// The relay node.
@@ -113,6 +123,27 @@ pub struct RelaySummary {
     pub buffer_mean_bytes: Option<f64>,
     /// Second leg: largest sampled relay occupancy, bytes; `null` on the first leg.
     pub buffer_max_bytes: Option<u64>,
+    /// Second leg: bytes the relay wrote into the second leg, which are the bytes it read
+    /// from the first (the first leg's `bytes_delivered`); `null` on the first leg and
+    /// for an mmCPTP download (its proxy's cache is reported apart).
+    pub forwarded_bytes: Option<u64>,
+    /// Second leg: mean time a byte spends in the relay's buffer, ms: from the relay
+    /// reading it off the first leg until the second leg's receiver acknowledges it (so
+    /// it includes the second leg's transmission, its ACK's return and any
+    /// retransmission). The occupancy's integral over the bytes the second leg had
+    /// acknowledged. Acknowledged to the source but still in the relay, these bytes would
+    /// be lost with the relay (not modelled). `null` on the first leg, when the second
+    /// had nothing acknowledged, and for an mmCPTP download.
+    pub sojourn_mean_ms: Option<f64>,
+    /// Second leg: the relayed flow's mean end-to-end delay, ms: from the source's first
+    /// transmission of a byte to the destination's application reading it, across the
+    /// first leg, the relay and the second leg (what waits in the source's send buffer
+    /// is not counted; a retransmitted byte counts from its first transmission). The
+    /// integral of the sampled backlog (bytes the source has sent and the destination's
+    /// application has not read) over the bytes it read. Also for an mmCPTP download
+    /// (source → proxy over TCP, then mmCPTP). `null` on the first leg and when the
+    /// destination read nothing.
+    pub end_to_end_delay_ms: Option<f64>,
 }
 
 /// What only one protocol reports; `protocol` in the JSON names the variant.

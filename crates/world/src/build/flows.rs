@@ -72,6 +72,10 @@ pub(crate) struct FlowState {
     pub relay: Option<RelayLeg>,
     /// Sum, count and maximum of the sampled relay occupancy (second legs).
     pub relay_occupancy: (u128, u64, u64),
+    /// Second legs: sum over every sample of the bytes in transit end to end, those the
+    /// first leg's sender has sent at least once and this leg's receiving application
+    /// has not read (the relayed flow's backlog; Little's law turns it into a delay).
+    pub relay_backlog_sum: u128,
 }
 
 /// One leg of a flow split by a relay.
@@ -233,6 +237,7 @@ fn flow_state(
         reader,
         relay,
         relay_occupancy: (0, 0, 0),
+        relay_backlog_sum: 0,
     }
 }
 

@@ -11,6 +11,14 @@
 //! A relay holds at most `buffer_bytes`: what it read from the first leg that the second
 //! leg's receiver has not acknowledged (the second leg's send buffer). It reads when the
 //! first leg delivers and when the second leg's ACKs free room.
+//!
+//! The relay is Indirect TCP's proxy [ITCP-1995], with I-TCP's broken end-to-end
+//! semantics: the first leg's receiver acknowledges what reached the relay, so the
+//! server's ACK means "reached the relay", and bytes the server has had acknowledged
+//! would be lost if the relay failed before the second leg delivered them. The relay
+//! never fails here (not modelled): it forwards every byte it read, also after the
+//! source's application stopped. The summary's `relay` entry of the second leg has the
+//! flow's end-to-end figures (`run/summary.rs`, `summary.rs`).
 
 use super::{Ev, Sim};
 use crate::build::{FlowKind, Reader};

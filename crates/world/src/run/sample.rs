@@ -50,17 +50,28 @@ impl Sim {
             }
         }
         // A relay's occupancy: what it read from the first leg and the second has not had
-        // acknowledged.
-        for fl in &mut self.flows {
-            if let (Some(r), FlowKind::Tcp { sender, .. }) = (&fl.relay, &fl.kind) {
-                if r.leg == 2 && r.opened {
-                    let written = sender.app_written();
-                    let held = written - sender.snd_una().saturating_sub(1).min(written);
-                    let o = &mut fl.relay_occupancy;
-                    o.0 += held as u128;
-                    o.1 += 1;
-                    o.2 = o.2.max(held);
-                }
+        // acknowledged; and the relayed flow's backlog end to end: what the first leg's
+        // sender has sent (SND.NXT − 1: sequence 0 is the SYN; retransmissions do not
+        // advance it) and the destination's application has not read (also behind an
+        // mmCPTP proxy, whose first leg is TCP too).
+        for i in 0..self.flows.len() {
+            let Some(r) = self.flows[i].relay.as_ref().filter(|r| r.leg == 2) else {
+                continue;
+            };
+            let opened = r.opened;
+            let sent_by_source = match &self.flows[r.peer.index()].kind {
+                FlowKind::Tcp { sender, .. } => sender.snd_nxt().saturating_sub(1),
+                _ => unreachable!("a relay's first leg is TCP"),
+            };
+            let fl = &mut self.flows[i];
+            fl.relay_backlog_sum += sent_by_source.saturating_sub(fl.delivered) as u128;
+            if let (true, FlowKind::Tcp { sender, .. }) = (opened, &fl.kind) {
+                let written = sender.app_written();
+                let held = written - sender.snd_una().saturating_sub(1).min(written);
+                let o = &mut fl.relay_occupancy;
+                o.0 += held as u128;
+                o.1 += 1;
+                o.2 = o.2.max(held);
             }
         }
         self.cptp_sample();

@@ -238,6 +238,20 @@ impl Sim {
             relay: fl.relay.as_ref().map(|r| {
                 let (sum, n, max) = fl.relay_occupancy;
                 let second = r.leg == 2;
+                // Little's law over the run: ∫content dt / bytes that left (summary.rs).
+                let sample_s = self.sample.secs_f64();
+                let mean_ms = |integral: u128, left: u64| {
+                    (second && left > 0).then(|| integral as f64 * sample_s / left as f64 * 1e3)
+                };
+                // What the relay wrote into a TCP second leg, and what that leg had
+                // acknowledged (an mmCPTP second leg reports its proxy's cache apart).
+                let tcp = match &fl.kind {
+                    FlowKind::Tcp { sender, .. } => Some((
+                        sender.app_written(),
+                        sender.snd_una().saturating_sub(1).min(sender.app_written()),
+                    )),
+                    _ => None,
+                };
                 RelaySummary {
                     node: nodes[r.node.index()].clone(),
                     leg: r.leg,
@@ -245,6 +259,9 @@ impl Sim {
                     buffer_bytes: r.buffer_bytes,
                     buffer_mean_bytes: (second && n > 0).then(|| sum as f64 / n as f64),
                     buffer_max_bytes: second.then_some(max),
+                    forwarded_bytes: tcp.filter(|_| second).map(|(written, _)| written),
+                    sojourn_mean_ms: tcp.and_then(|(_, acked)| mean_ms(sum, acked)),
+                    end_to_end_delay_ms: mean_ms(fl.relay_backlog_sum, fl.delivered),
                 }
             }),
         }

@@ -288,3 +288,103 @@ fn relays_and_readers_are_checked() {
         "{e}"
     );
 }
+
+#[test]
+fn a_stalled_reader_sets_the_end_to_end_delay_to_the_buffers_over_its_rate() {
+    // server — 1 ms, 1 Gbit/s — proxy — 5 ms, 1 Gbit/s — client, whose application reads
+    // 8 Mbit/s (λ = 1 MB/s): the reader is the bottleneck, so every buffer on the way runs
+    // full. What the server has sent and the client's application not read is then the
+    // first leg's receive buffer (100 kB, in flight to it or unread by the relay), the
+    // relay's 200 kB (which holds the second leg's unacknowledged bytes, in flight among
+    // them) and what waits in the client's 100 kB receive buffer: all of it but the
+    // second leg's bytes in flight, λ × 10 ms = 10 kB. By Little's law a byte takes
+    // 390 kB / 1 MB/s = 0.39 s from the server to the client's application, of which
+    // 200 kB / 1 MB/s = 0.2 s in the relay.
+    let s = split_path(
+        "1ms",
+        "1Gbps",
+        1000,
+        r#"
+[[flows]]
+name = "split"
+from = "server"
+to = "client"
+cc = "cubic"
+read_rate = "8Mbps"
+tcp = { rcv_buf = "100kB" }
+relay = { node = "proxy", buffer = "200kB", tcp = { rcv_buf = "100kB" } }
+"#,
+    );
+    let out = run_toml(&s);
+    let (one, two) = (flow(&out, 0), flow(&out, 1));
+    assert!(one["relay"]["end_to_end_delay_ms"].is_null(), "{one}");
+    assert!(one["relay"]["sojourn_mean_ms"].is_null(), "{one}");
+    let (mss, rate) = (1400.0, 1e6);
+    // A receive buffer of 100 kB (71 segments) closes while less than 1/16 of it is free
+    // (Linux's receiver silly-window avoidance) and the sender sends whole segments, so
+    // each runs between 100 kB − 1/16 − 1 MSS and 100 kB; the relay is never more than a
+    // segment short of full, as it reads whenever the second leg frees room. The first
+    // 50 ms (filling the buffers at 1 Gbit/s) are below this in the integral.
+    let (rcv, in_flight_2) = (100_000.0, rate * 0.010);
+    let least = rcv - rcv / 16.0 - mss;
+    let lo = (least + 200_000.0 - mss + least - in_flight_2) / rate * (4.95 / 5.0);
+    let hi = (rcv + 200_000.0 + rcv - in_flight_2) / rate;
+    let e2e = f64_of(&two["relay"]["end_to_end_delay_ms"]) * 1e-3;
+    assert!(
+        e2e >= lo && e2e <= hi,
+        "end to end {e2e} s, expected {lo}..{hi}"
+    );
+    let sojourn = f64_of(&two["relay"]["sojourn_mean_ms"]) * 1e-3;
+    let (lo, hi) = ((200_000.0 - mss) / rate * (4.95 / 5.0), 200_000.0 / rate);
+    assert!(
+        sojourn >= lo && sojourn <= hi,
+        "relay sojourn {sojourn} s, expected {lo}..{hi}"
+    );
+    // Each leg's own RTT is its propagation (2 ms, 10 ms) and hardly more: the delay is
+    // in the buffers, which no leg's RTT sees.
+    assert!(f64_of(&one["rtt_mean_ms"]) < 3.0, "{one}");
+    assert!(f64_of(&two["rtt_mean_ms"]) < 11.0, "{two}");
+}
+
+#[test]
+fn a_file_queued_at_the_relay_waits_half_its_transfer_time_on_average() {
+    // A 1 MB file over a fast first leg (1 Gbit/s, 1 ms) and a 10 Mbit/s second leg
+    // (5 ms) with a relay buffer larger than the file: the whole file reaches the relay
+    // within some 20 ms (slow start over a 2 ms round trip), then leaves it at the second
+    // leg's payload rate R = 10 Mbit/s · 1400/1452 (a window of 10 segments already
+    // covers that leg's 12.5 kB bandwidth-delay product, so it runs at R from its first
+    // round trip, after its handshake, 10 ms). Byte x reaches the client about x/R after
+    // the second leg starts, so the mean over the file is F/(2R) = 0.415 s, plus the
+    // handshake and the first segment's trip (≤ 20 ms), less how late the server sent
+    // it (≤ 20 ms). The run ends with the file delivered: Little's law is then exact.
+    let s = split_path(
+        "1ms",
+        "10Mbps",
+        1000,
+        r#"
+[[flows]]
+name = "file"
+from = "server"
+to = "client"
+app = { kind = "file", size = "1MB" }
+relay = { node = "proxy", buffer = "4MB" }
+"#,
+    );
+    let out = run_toml(&s);
+    let two = flow(&out, 1);
+    assert_eq!(f64_of(&two["bytes_delivered"]), 1e6);
+    let rate = 10e6 / 8.0 * 1400.0 / 1452.0;
+    let half = 1e6 / (2.0 * rate);
+    let e2e = f64_of(&two["relay"]["end_to_end_delay_ms"]) * 1e-3;
+    assert!(
+        e2e >= half - 0.02 && e2e <= half + 0.02,
+        "end to end {e2e} s, expected {half} ± 0.02 s"
+    );
+    // In the relay from its reading to the client's ACK: the same, plus that ACK's
+    // return (5 ms), less the first leg's trip (1 ms).
+    let sojourn = f64_of(&two["relay"]["sojourn_mean_ms"]) * 1e-3;
+    assert!(
+        sojourn >= half - 0.02 && sojourn <= half + 0.025,
+        "relay sojourn {sojourn} s, expected {half} s"
+    );
+}
