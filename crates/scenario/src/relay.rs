@@ -16,6 +16,15 @@
 //! full it stops reading, the first leg's receive window closes, and the sender is held
 //! back (RFC 9293 §3.8.6 flow control). The second leg has its own congestion control
 //! and TCP options (default: the first leg's).
+//!
+//! This is Bakre and Badrinath's Indirect TCP [ITCP-1995], and it breaks TCP's end-to-end
+//! semantics exactly as I-TCP does: the first leg's receiver is the relay, so an ACK the
+//! server receives means "reached the relay", not "reached `to`". Data the server has
+//! had acknowledged can still be lost if the relay fails before the second leg delivers
+//! it; relays never fail here (not modelled), so every byte the server sends does reach
+//! `to`, but a run's first leg may finish long before its second (the summary's
+//! `completion_time_s` of each leg, and `relay.sojourn_mean_ms`: how long acknowledged
+//! bytes sat in the relay).
 
 use crate::model::{Cc, Flow, Protocol, Tcp};
 use crate::units::{Rate, Size};
