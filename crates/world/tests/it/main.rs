@@ -19,6 +19,7 @@ mod obstacles;
 mod ran;
 mod recovery;
 mod relay;
+mod relay_props;
 mod reliability;
 mod rto;
 mod rwnd;
