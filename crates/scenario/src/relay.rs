@@ -15,7 +15,10 @@
 //! through a buffer of `buffer` bytes (its second leg's send buffer): when the buffer is
 //! full it stops reading, the first leg's receive window closes, and the sender is held
 //! back (RFC 9293 §3.8.6 flow control). The second leg has its own congestion control
-//! and TCP options (default: the first leg's).
+//! and TCP options (default: the first leg's). The relay node's memory for the flow is
+//! thus `buffer` plus the first leg's receive buffer (`tcp.rcv_buf`, default 64 MiB),
+//! where what arrived waits until the relay reads it: a slow second leg fills both, and
+//! both count in the flow's end-to-end delay.
 //!
 //! This is Bakre and Badrinath's Indirect TCP [ITCP-1995], and it breaks TCP's end-to-end
 //! semantics exactly as I-TCP does: the first leg's receiver is the relay, so an ACK the
