@@ -160,3 +160,20 @@ def test_street_hands_over_where_the_two_aps_are_equally_far():
     assert first["success"]
     assert names[hos.row(-1, named=True)["to"]] == "ap3"
     assert res.summary["ues"][0]["serving_cell"] == "ap3"
+
+
+def test_train_split_example_has_a_short_and_a_long_control_loop():
+    # The header's round trips from the links' delays: the split flow's first leg is all
+    # wire, 2 × 19 ms; its second leg 2 × (0.5 + 0.5) ms plus the radio; the end-to-end
+    # flow 2 × 20 ms plus the radio (seed 003's remote server, ~40 ms).
+    import mmtsim
+
+    res = mmtsim.run(EXAMPLES / "train-split.toml", overrides={"simulation.duration": "2s"})
+    leg1, leg2, e2e = res.summary["flows"]
+    assert (leg1["name"], leg2["name"], e2e["name"]) == ("split.leg1", "split.leg2", "e2e")
+    assert leg1["cc"] == leg2["cc"] == e2e["cc"]
+    assert 38.0 <= leg1["rtt_min_ms"] < 38.5
+    assert 2.0 <= leg2["rtt_min_ms"] < 10.0
+    assert 40.0 <= e2e["rtt_min_ms"] < 48.0
+    # The split flow's end-to-end delay is at least the one-way propagation, 20 ms.
+    assert leg2["relay"]["end_to_end_delay_ms"] >= 20.0
