@@ -140,6 +140,15 @@ def _print_flows(summary: dict) -> None:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
         print("  ".join(c.rjust(w) for c, w in zip(r, widths)))
+    # A flow split at a relay is two rows (its legs); its end-to-end figures are the second's.
+    for f in summary["flows"]:
+        relay = f.get("relay") or {}
+        if relay.get("leg") == 2 and relay.get("end_to_end_delay_ms") is not None:
+            name = f["name"].removesuffix(".leg2")
+            held = relay.get("sojourn_mean_ms")
+            print(f"{name}: split at {relay['node']}: end to end {f['goodput_mbps']:.2f} Mbit/s, "
+                  f"mean delay {relay['end_to_end_delay_ms']:.2f} ms; the relay held a byte "
+                  + ("-" if held is None else f"{held:.2f}") + " ms on average")
 
 
 # --- sweep summaries: `mmtsim summarize`, `mmtsim report` (python/mmtsim/summarize.py,
