@@ -34,24 +34,41 @@ def tcp_flows(path: Path) -> tuple[list[int], list[int]]:
     return idx, [i for i in idx if sc["flows"][i]["from"] in ues]
 
 
+def end_to_end_entries(path: Path) -> list[list[int]]:
+    """For each scenario flow, the indices in the summary's ``flows`` of its end-to-end
+    entries: one per copy (``count``), and of a flow split at a relay or an mmCPTP
+    download its second leg (the summary lists either as two legs, ``NAME.leg1`` then
+    ``NAME.leg2``)."""
+    out, at = [], 0
+    for f in mmtsim.validate(path)["flows"]:
+        legs = 2 if f.get("relay") or f.get("protocol") == "mmcptp" else 1
+        copies = int(f.get("count") or 1)
+        out.append([at + k * legs + legs - 1 for k in range(copies)])
+        at += copies * legs
+    return out
+
+
 def matrix(duration: str, workers: int) -> dict[str, dict[str, float | None]]:
     algs = list(mmtsim.cc.algorithms())
     jobs = []
     for ex in EXAMPLES:
         idx, ue_sent = tcp_flows(ex)
+        entries = end_to_end_entries(ex)
         for alg in algs:
             if alg == "xtcp" and not ue_sent:
                 continue
             ov = {f"flows.{i}.cc": alg for i in (ue_sent if alg == "xtcp" else idx)}
             if duration != "full":
                 ov["simulation.duration"] = duration
-            jobs.append((ex, alg, idx, ov))
+            jobs.append((ex, alg, entries, ov))
 
     def one(job):
-        ex, alg, idx, ov = job
+        ex, alg, entries, ov = job
         s = mmtsim.run(ex, overrides=ov).summary
         driven = [int(k.split(".")[1]) for k in ov if k.endswith(".cc")]
-        return ex.stem, alg, {i: s["flows"][i]["goodput_mbps"] for i in driven}
+        # Keyed by the summary's flow index: every copy of a driven flow, end to end.
+        return ex.stem, alg, {
+            j: s["flows"][j]["goodput_mbps"] for i in driven for j in entries[i]}
 
     out: dict[str, dict[str, dict[int, float] | None]] = {
         ex.stem: {a: None for a in algs} for ex in EXAMPLES}
