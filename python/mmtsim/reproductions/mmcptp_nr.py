@@ -488,7 +488,10 @@ def _single_stack(out: Path, value, runs, stack: str
     return findings, sections, numbers
 
 
-def _bars(out: Path, tput, have, stack: str) -> Image:
+def _grouped_bars(out: Path, have, stack: str, panels, stat, suptitle: str, stem: str,
+                  alt: str) -> Image:
+    """Two panels of bars per RB count and transport; ``stat(panel_key, rbs, transport)``
+    gives the (mean, half-width) of a bar."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -497,11 +500,10 @@ def _bars(out: Path, tput, have, stack: str) -> Image:
     from ..figures import save
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
-    for ax, (model, title) in zip(axes, [("m1", "(a) model 1: driving at 15 m/s, 40 s"),
-                                         ("m4", "(b) model 4: emulated outages, 10 s")]):
+    for ax, (key, title) in zip(axes, panels):
         w = 0.8 / len(have)
         for j, t in enumerate(have):
-            st = [_ci(tput[(model, r, t)].values()) for r in RBS]
+            st = [stat(key, r, t) for r in RBS]
             ax.bar([i + (j - (len(have) - 1) / 2) * w for i in range(len(RBS))],
                    [s[0] or 0 for s in st], w, yerr=[s[1] or 0 for s in st], capsize=3,
                    label=t)
@@ -510,11 +512,20 @@ def _bars(out: Path, tput, have, stack: str) -> Image:
         ax.set_ylabel("throughput (Mbit/s)")
         ax.set_title(title, fontsize=9)
         ax.legend(fontsize=8)
-    fig.suptitle(f"mmcptp-nr-single, {_STACK_WHAT[stack]} (cf. seed 004, Fig. 9)",
-                 fontsize=10)
+    fig.suptitle(suptitle, fontsize=10)
     fig.tight_layout()
-    save(fig, out / "figures" / f"fig9-bars-{stack}")
-    return image(fig, "Fig. 9-like bars")
+    save(fig, out / "figures" / f"{stem}-{stack}")
+    return image(fig, alt)
+
+
+def _bars(out: Path, tput, have, stack: str) -> Image:
+    return _grouped_bars(
+        out, have, stack,
+        [("m1", "(a) model 1: driving at 15 m/s, 40 s"),
+         ("m4", "(b) model 4: emulated outages, 10 s")],
+        lambda model, r, t: _ci(tput[(model, r, t)].values()),
+        f"mmcptp-nr-single, {_STACK_WHAT[stack]} (cf. seed 004, Fig. 9)", "fig9-bars",
+        "Fig. 9-like bars")
 
 
 def jain_x(goodput_mbps: float | None, mac_mbps: float | None) -> float | None:
@@ -641,32 +652,12 @@ def _multi_stack(out: Path, value, runs, stack: str
 
 
 def _multi_bars(out: Path, tput, have, stack: str) -> Image:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from ..figures import save
-
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
-    for ax, (ue, title) in zip(axes, [("ue1", "(a) UE1: static, LOS"),
-                                      ("ue2", "(b) UE2: emulated outages")]):
-        w = 0.8 / len(have)
-        for j, t in enumerate(have):
-            st = [_ci(tput[(r, t, ue)].values()) for r in RBS]
-            ax.bar([i + (j - (len(have) - 1) / 2) * w for i in range(len(RBS))],
-                   [s[0] or 0 for s in st], w, yerr=[s[1] or 0 for s in st], capsize=3,
-                   label=t)
-        ax.set_xticks(range(len(RBS)))
-        ax.set_xticklabels([f"{r} RBs" for r in RBS])
-        ax.set_ylabel("throughput (Mbit/s)")
-        ax.set_title(title, fontsize=9)
-        ax.legend(fontsize=8)
-    fig.suptitle(f"mmcptp-nr-multi, {_STACK_WHAT[stack]} (cf. seed 004, Fig. 10), PF",
-                 fontsize=10)
-    fig.tight_layout()
-    save(fig, out / "figures" / f"fig10-bars-{stack}")
-    return image(fig, "Fig. 10-like bars")
+    return _grouped_bars(
+        out, have, stack,
+        [("ue1", "(a) UE1: static, LOS"), ("ue2", "(b) UE2: emulated outages")],
+        lambda ue, r, t: _ci(tput[(r, t, ue)].values()),
+        f"mmcptp-nr-multi, {_STACK_WHAT[stack]} (cf. seed 004, Fig. 10), PF", "fig10-bars",
+        "Fig. 10-like bars")
 
 
 # ---------------------------------------------------------------------------------------
