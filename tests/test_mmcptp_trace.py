@@ -61,7 +61,7 @@ def test_the_transport_arms_and_the_sweep_designs(tmp_path):
     assert mm["flows.0.protocol"] == "mmcptp"
     assert mm["flows.0.mmcptp"]["proxy"] == "proxy" and mm["flows.0.mmcptp"]["bs"] == "bs"
     n_m = int(m.mmcptp_available())
-    for name, per_seed in [("mmcptp-trace", 7 * (4 + n_m)), ("mmcptp-rtt", 4 * (5 + n_m))]:
+    for name, per_seed in [("mmcptp-trace", 7 * (4 + n_m)), ("mmcptp-rtt", 4 * (5 + 2 * n_m))]:
         f = tmp_path / f"{name}.toml"
         f.write_text(_sweep_toml(REPRODUCTIONS[name].sweep(2, "2s")))
         plan = load_sweep(f)
