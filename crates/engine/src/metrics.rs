@@ -68,6 +68,34 @@ impl Default for Thinning {
     }
 }
 
+/// A quantity sampled at regular instants (a queue's, a relay's, a cache's bytes): the sum
+/// of the samples, their count and the largest; the mean over the samples is the time
+/// average when the samples are evenly spaced.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Occupancy {
+    /// Sum of the samples.
+    pub sum: u128,
+    /// Samples taken.
+    pub samples: u64,
+    /// Largest sample.
+    pub max: u64,
+}
+
+impl Occupancy {
+    /// Takes one sample.
+    #[inline]
+    pub fn record(&mut self, v: u64) {
+        self.sum += v as u128;
+        self.samples += 1;
+        self.max = self.max.max(v);
+    }
+
+    /// Mean of the samples (`None` without any).
+    pub fn mean(&self) -> Option<f64> {
+        (self.samples > 0).then(|| self.sum as f64 / self.samples as f64)
+    }
+}
+
 /// Keeps the rows at even positions (0, 2, 4, …) of `v`: the samples whose index is a
 /// multiple of the doubled stride.
 pub fn keep_even_rows<T: Copy>(v: &mut Vec<T>) {
@@ -241,6 +269,18 @@ impl Default for DelayLog {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn occupancy_is_the_mean_and_the_largest_of_its_samples() {
+        let mut o = super::Occupancy::default();
+        assert_eq!(o.mean(), None);
+        for v in [4, 0, 10, 2] {
+            o.record(v);
+        }
+        // (4 + 0 + 10 + 2) / 4 = 4, largest 10.
+        assert_eq!((o.mean(), o.max, o.samples), (Some(4.0), 10, 4));
+    }
+
     use super::*;
 
     #[test]

@@ -176,18 +176,6 @@ impl CptpHeader {
     }
 }
 
-/// The ranges of `set` (sorted, disjoint, above some cumulative point) as a message
-/// carries them: the highest [`MAX_RANGES`] first.
-pub fn ranges_of(set: &[Range]) -> Ranges {
-    let mut out = Ranges::default();
-    for r in set.iter().rev() {
-        if !out.push(*r) {
-            break;
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,20 +218,5 @@ mod tests {
             .wire_bytes(),
             44
         );
-    }
-
-    #[test]
-    fn ranges_keep_the_highest_four() {
-        let set: Vec<Range> = (0..6)
-            .map(|i| Range {
-                start: 10 * i,
-                end: 10 * i + 2,
-            })
-            .collect();
-        let r = ranges_of(&set);
-        assert_eq!(r.as_slice().len(), 4);
-        assert_eq!(r.as_slice()[0], Range { start: 50, end: 52 });
-        assert_eq!(r.as_slice()[3], Range { start: 20, end: 22 });
-        assert!(r.contains(51) && !r.contains(52) && !r.contains(1));
     }
 }

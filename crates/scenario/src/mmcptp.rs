@@ -114,6 +114,16 @@ pub struct Mmcptp {
     pub retries: u32,
 }
 
+/// The server's TCP connection of an mmCPTP download as a flow of its own: from the flow's
+/// source to the proxy, with the flow's congestion control and TCP options.
+pub fn server_leg(f: &Flow, m: &Mmcptp) -> Flow {
+    let mut leg = f.clone();
+    leg.to = m.proxy.clone();
+    leg.protocol = Protocol::Tcp;
+    leg.mmcptp = None;
+    leg
+}
+
 fn default_period() -> Duration {
     Duration(5_000_000)
 }

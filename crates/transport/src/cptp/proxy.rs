@@ -31,7 +31,7 @@
 //!   silent on pacing.
 
 use super::set::PacketSet;
-use super::wire::{CptpHeader, Msg, Range, Ranges};
+use super::wire::{CptpHeader, Msg, Ranges};
 use mmtsim_engine::SimTime;
 use std::collections::VecDeque;
 
@@ -433,20 +433,6 @@ impl Proxy {
                 self.send(now, first, true, out);
             }
         }
-    }
-
-    /// The holes the proxy knows of (for tests): packets in `[received, next)` not held.
-    pub fn unconfirmed(&self) -> Vec<Range> {
-        let mut v = Vec::new();
-        for n in self.received..self.next {
-            if !self.held.contains(n) {
-                v.push(Range {
-                    start: n,
-                    end: n + 1,
-                });
-            }
-        }
-        v
     }
 }
 

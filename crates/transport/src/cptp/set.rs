@@ -105,6 +105,19 @@ mod tests {
         assert!(s.is_empty());
     }
 
+    #[test]
+    fn ranges_carry_the_highest_four_highest_first() {
+        let mut s = PacketSet::default();
+        for i in 0..6 {
+            s.insert(10 * i, 10 * i + 2);
+        }
+        let r = s.to_ranges();
+        assert_eq!(r.as_slice().len(), 4);
+        assert_eq!(r.as_slice()[0], Range { start: 50, end: 52 });
+        assert_eq!(r.as_slice()[3], Range { start: 20, end: 22 });
+        assert!(r.contains(51) && !r.contains(52) && !r.contains(1));
+    }
+
     proptest! {
         #[test]
         fn agrees_with_a_plain_set(ops in proptest::collection::vec((0u64..60, 1u64..6), 1..40), cut in 0u64..70) {

@@ -2,9 +2,14 @@
 //! (`scenario/src/mmcptp.rs`): the pull buffer's size by the paper's rule, and how much
 //! the plug-in keeps in the lower layer's buffer.
 
+use super::LinkState;
+use crate::topology::{Forwarding, Hop};
 use mmtsim_engine::ids::{FlowId, LinkId, NodeId, UeId};
+use mmtsim_engine::metrics::Occupancy;
 use mmtsim_engine::SimTime;
+use mmtsim_ran::network::Ran;
 use mmtsim_scenario::mmcptp::{Mmcptp, PullBuffer as PullBufferSize, PullKind};
+use mmtsim_scenario::model::{App, Flow};
 use mmtsim_transport::cptp::bs::{BsConfig, BsStats, PullBuffer, PullMode};
 use mmtsim_transport::cptp::proxy::{Proxy, ProxyConfig};
 use mmtsim_transport::cptp::ue::{UeConfig, UeEnd};
@@ -56,22 +61,106 @@ pub(crate) struct CptpState {
     pub nacks_sent: u64,
     /// NACKs waiting for the proxy's NACK-ACK, with the site that sent them.
     pub nack_pending: Vec<(NodeId, mmtsim_transport::cptp::bs::NackSender)>,
-    /// Earliest pending timer event of [proxy, BS, UE, (tick), (proxy egress), NACK].
+    /// The pending timer event of each role, by its index (`run/cptp.rs`): proxy, BS, UE,
+    /// the wired last hop's push tick, the proxy's egress wake-up, NACKs sent again.
     pub timer_pending: [SimTime; 6],
-    /// Wired last hop: the next push tick is scheduled for this instant.
-    pub tick_pending: SimTime,
-    /// The proxy's egress-queue wake-up is scheduled for this instant.
-    pub tx_pending: SimTime,
-    /// Sampled pull-buffer and cache occupancy: (sum, count, max) of bytes.
-    pub pull_occupancy: (u128, u64, u64),
-    pub cache_occupancy: (u128, u64, u64),
+    /// Sampled pull-buffer and cache occupancy, bytes.
+    pub pull_occupancy: Occupancy,
+    pub cache_occupancy: Occupancy,
     /// A file download: when the whole file reached the UE.
     pub completed_at: Option<SimTime>,
 }
 
+/// What a download's settings are resolved against: the network as built.
+pub(crate) struct Paths<'a> {
+    pub end: SimTime,
+    pub forwarding: &'a Forwarding,
+    pub links: &'a [LinkState],
+    pub ran: Option<&'a Ran>,
+    pub node_ue: &'a [Option<UeId>],
+    pub node_index: &'a dyn Fn(&str) -> NodeId,
+}
+
+/// The state of flow `f`'s mmCPTP download (validated) between (server, proxy, UE), its
+/// server's TCP connection being flow `server_leg`.
+pub(crate) fn download(
+    f: &Flow,
+    m: &Mmcptp,
+    (server, proxy, ue_node): (NodeId, NodeId, NodeId),
+    server_leg: FlowId,
+    p: &Paths,
+) -> CptpState {
+    let mss = mmtsim_scenario::resolve::tcp_config(f)
+        .expect("validated TCP configuration")
+        .mss;
+    // Where the plug-in runs, the last hop's peak rate and the plug-in's interval.
+    let (access, peak, interval) = match &m.bs {
+        None => {
+            let ue = p.node_ue[ue_node.index()].expect("validated: a RAN UE");
+            let ran = p.ran.expect("validated: a RAN UE");
+            let num = ran.numerology(ran.serving_cell(ue));
+            (Access::Ran(ue), num.peak_rate_bps(), num.slot)
+        }
+        Some(b) => {
+            let node = (p.node_index)(b);
+            let Hop::Link(link) = p.forwarding.next(node, ue_node) else {
+                unreachable!("validated: the plug-in's node has a link to the UE")
+            };
+            let interval = m.push_interval.time();
+            let peak = p.links[link.index()]
+                .dir
+                .peak_rate(p.end, SimTime::from_ms(10))
+                .as_bps() as f64;
+            (
+                Access::Wired {
+                    node,
+                    link,
+                    interval,
+                },
+                peak,
+                interval,
+            )
+        }
+    };
+    // The round trip from the proxy to the UE by propagation delays; the radio adds a
+    // HARQ round trip for the data on the downlink and one for the UE's ACK on the
+    // uplink, 8 slots each (8 TTIs in LTE, [TS36213 §8]), and the UE's delayed-ACK timer.
+    let mut one_way = SimTime::ZERO;
+    let mut radio = SimTime::ZERO;
+    let mut at = proxy;
+    for _ in 0..p.node_ue.len() {
+        match p.forwarding.next(at, ue_node) {
+            Hop::Link(l) => {
+                one_way += p.links[l.index()].dir.delay();
+                at = p.links[l.index()].to;
+            }
+            Hop::Radio(..) => {
+                radio = SimTime(interval.ns() * 16) + UE_ACK_DELAY;
+                break;
+            }
+            Hop::Unreachable => break,
+        }
+        if at == ue_node {
+            break;
+        }
+    }
+    let round_trip = one_way + one_way + radio;
+    let mut state = cptp_state(
+        m, mss, server, proxy, ue_node, access, server_leg, peak, interval, round_trip,
+    );
+    if let App::File { size } = &f.app {
+        // The server's response names the content's length.
+        state.proxy.set_content_length(size.0);
+        if m.preloaded {
+            state.proxy.preload(size.0);
+        }
+    }
+    state
+}
+
 /// Resolves the settings of one download.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn cptp_state(
+fn cptp_state(
     m: &Mmcptp,
     mss: u32,
     server: NodeId,
@@ -142,10 +231,8 @@ pub(crate) fn cptp_state(
         nacks_sent: 0,
         nack_pending: Vec::new(),
         timer_pending: [SimTime::NEVER; 6],
-        tick_pending: SimTime::NEVER,
-        tx_pending: SimTime::NEVER,
-        pull_occupancy: (0, 0, 0),
-        cache_occupancy: (0, 0, 0),
+        pull_occupancy: Occupancy::default(),
+        cache_occupancy: Occupancy::default(),
         completed_at: None,
     }
 }

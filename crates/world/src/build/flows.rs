@@ -5,7 +5,7 @@ use super::LinkState;
 use crate::topology::{Forwarding, Hop};
 use mmtsim_apps::{AppKind, TcpApp};
 use mmtsim_engine::ids::{FlowId, NodeId, UeId};
-use mmtsim_engine::metrics::{DelayLog, Thinning};
+use mmtsim_engine::metrics::{DelayLog, Occupancy, Thinning};
 use mmtsim_engine::{Rate, RngStreams, SimTime};
 use mmtsim_net::packet::TcpHeader;
 use mmtsim_ran::network::Ran;
@@ -71,7 +71,7 @@ pub(crate) struct FlowState {
     /// destination) and the other leg.
     pub relay: Option<RelayLeg>,
     /// Sum, count and maximum of the sampled relay occupancy (second legs).
-    pub relay_occupancy: (u128, u64, u64),
+    pub relay_occupancy: Occupancy,
     /// Second legs: sum over every sample of the bytes in transit end to end, those the
     /// first leg's sender has sent at least once and this leg's receiving application
     /// has not read (the relayed flow's backlog; Little's law turns it into a delay).
@@ -236,8 +236,69 @@ fn flow_state(
         rwnd_bytes: vec![],
         reader,
         relay,
-        relay_occupancy: (0, 0, 0),
+        relay_occupancy: Occupancy::default(),
         relay_backlog_sum: 0,
+    }
+}
+
+/// The two legs of a flow split at a node (a relay, an mmCPTP proxy): the first from the
+/// source to the node, read by the node into `buffer_bytes` (the relay's buffer, the
+/// proxy's cache); the second from the node to the destination. Both count from the
+/// flow's start, so the second leg's goodput is end to end.
+struct SplitLegs {
+    names: (String, String),
+    /// (source, the splitting node, destination).
+    nodes: (NodeId, NodeId, NodeId),
+    /// (start, stop).
+    times: (SimTime, SimTime),
+    buffer_bytes: u64,
+}
+
+impl SplitLegs {
+    fn push(
+        self,
+        flows: &mut Vec<FlowState>,
+        kind1: (FlowKind, &'static str),
+        kind2: (FlowKind, &'static str),
+        reader2: Reader,
+        node_ue: &[Option<UeId>],
+    ) {
+        let (one, two) = (
+            FlowId::from_index(flows.len()),
+            FlowId::from_index(flows.len() + 1),
+        );
+        let (src, node, dst) = self.nodes;
+        let (start, stop) = self.times;
+        let leg = |leg: u8, peer: FlowId| RelayLeg {
+            node,
+            leg,
+            peer,
+            buffer_bytes: self.buffer_bytes,
+            opened: false,
+        };
+        let (n1, n2) = self.names;
+        flows.push(flow_state(
+            n1,
+            src,
+            node,
+            start,
+            stop,
+            kind1,
+            node_ue,
+            Reader::Relay,
+            Some(leg(1, two)),
+        ));
+        flows.push(flow_state(
+            n2,
+            node,
+            dst,
+            start,
+            stop,
+            kind2,
+            node_ue,
+            reader2,
+            Some(leg(2, one)),
+        ));
     }
 }
 
@@ -300,13 +361,6 @@ pub(super) fn build_flows(
             let src = node_index(&f.from);
             let dst = node_index(&f.to);
             if let Some(r) = &f.relay {
-                // Two connections: source → relay (its receiver is the relay), relay →
-                // destination (its sender's data are what the relay read). Both count
-                // from the flow's start, so the second leg's goodput is end to end.
-                let (one, two) = (
-                    FlowId::from_index(flows.len()),
-                    FlowId::from_index(flows.len() + 1),
-                );
                 let node = node_index(&r.node);
                 let leg1 = mmtsim_scenario::relay::first_leg(f, r);
                 let leg2 = mmtsim_scenario::relay::second_leg(f, r);
@@ -315,147 +369,44 @@ pub(super) fn build_flows(
                 // a file transfer completes when the destination has the whole file.
                 let kind2 = ctx.tcp(&leg2, &n2, start, stop, false);
                 let kind1 = ctx.tcp(&leg1, &n1, start, stop, true);
-                let leg = |leg: u8, peer: FlowId| RelayLeg {
-                    node,
-                    leg,
-                    peer,
+                let legs = SplitLegs {
+                    names: (n1, n2),
+                    nodes: (src, node, dst),
+                    times: (start, stop),
                     buffer_bytes: r.buffer.0,
-                    opened: false,
                 };
-                flows.push(flow_state(
-                    n1,
-                    src,
-                    node,
-                    start,
-                    stop,
-                    kind1,
-                    node_ue,
-                    Reader::Relay,
-                    Some(leg(1, two)),
-                ));
-                flows.push(flow_state(
-                    n2,
-                    node,
-                    dst,
-                    start,
-                    stop,
-                    kind2,
-                    node_ue,
-                    reader_of(f),
-                    Some(leg(2, one)),
-                ));
+                legs.push(&mut flows, kind1, kind2, reader_of(f), node_ue);
                 continue;
             }
             if let Some(m) = &f.mmcptp {
-                // Two legs as a relayed flow's: the server's TCP connection to the proxy
-                // (read into the cache) and the mmCPTP download from the proxy.
-                let (one, two) = (
-                    FlowId::from_index(flows.len()),
-                    FlowId::from_index(flows.len() + 1),
-                );
+                // The server's TCP connection to the proxy (read into its cache), and the
+                // mmCPTP download from the proxy.
                 let proxy = node_index(&m.proxy);
-                let mut leg1 = f.clone();
-                leg1.to = m.proxy.clone();
-                leg1.protocol = Protocol::Tcp;
-                leg1.mmcptp = None;
+                let leg1 = mmtsim_scenario::mmcptp::server_leg(f, m);
                 let (n1, n2) = (format!("{name}.leg1"), format!("{name}.leg2"));
                 let kind1 = ctx.tcp(&leg1, &n1, start, stop, true);
-                let mss = resolve::tcp_config(f)
-                    .expect("validated TCP configuration")
-                    .mss;
-                let (access, peak, interval) = match &m.bs {
-                    None => {
-                        let ue = node_ue[dst.index()].expect("validated: a RAN UE");
-                        let ran = ran.expect("validated: a RAN UE");
-                        let num = ran.numerology(ran.serving_cell(ue));
-                        (super::cptp::Access::Ran(ue), num.peak_rate_bps(), num.slot)
-                    }
-                    Some(b) => {
-                        let node = node_index(b);
-                        let Hop::Link(l) = forwarding.next(node, dst) else {
-                            unreachable!("validated: the plug-in's node has a link to the UE")
-                        };
-                        let interval = m.push_interval.time();
-                        let peak = links[l.index()]
-                            .dir
-                            .peak_rate(end, SimTime::from_ms(10))
-                            .as_bps() as f64;
-                        (
-                            super::cptp::Access::Wired {
-                                node,
-                                link: l,
-                                interval,
-                            },
-                            peak,
-                            interval,
-                        )
-                    }
-                };
-                // The round trip from the proxy to the UE by propagation delays; the radio
-                // adds a HARQ round trip for the data on the downlink and one for the UE's
-                // ACK on the uplink, 8 slots each (8 TTIs in LTE, [TS36213 §8]), and the
-                // UE's delayed-ACK timer.
-                let mut one_way = SimTime::ZERO;
-                let mut radio = SimTime::ZERO;
-                let mut at = proxy;
-                for _ in 0..node_ue.len() {
-                    match forwarding.next(at, dst) {
-                        Hop::Link(l) => {
-                            one_way += links[l.index()].dir.delay();
-                            at = links[l.index()].to;
-                        }
-                        Hop::Radio(..) => {
-                            radio = SimTime(interval.ns() * 16) + super::cptp::UE_ACK_DELAY;
-                            break;
-                        }
-                        Hop::Unreachable => break,
-                    }
-                    if at == dst {
-                        break;
-                    }
-                }
-                let round_trip = one_way + one_way + radio;
-                let mut state = super::cptp::cptp_state(
-                    m, mss, src, proxy, dst, access, one, peak, interval, round_trip,
+                let state = super::cptp::download(
+                    f,
+                    m,
+                    (src, proxy, dst),
+                    FlowId::from_index(flows.len()),
+                    &super::cptp::Paths {
+                        end,
+                        forwarding,
+                        links,
+                        ran,
+                        node_ue,
+                        node_index,
+                    },
                 );
-                if let App::File { size } = &f.app {
-                    // The server's response names the content's length.
-                    state.proxy.set_content_length(size.0);
-                    if m.preloaded {
-                        state.proxy.preload(size.0);
-                    }
-                }
-                let cache = m.cache.0;
-                let leg = |leg: u8, peer: FlowId| RelayLeg {
-                    node: proxy,
-                    leg,
-                    peer,
-                    buffer_bytes: cache,
-                    opened: false,
+                let legs = SplitLegs {
+                    names: (n1, n2),
+                    nodes: (src, proxy, dst),
+                    times: (start, stop),
+                    buffer_bytes: m.cache.0,
                 };
-                let fs1 = flow_state(
-                    n1,
-                    src,
-                    proxy,
-                    start,
-                    stop,
-                    kind1,
-                    node_ue,
-                    Reader::Relay,
-                    Some(leg(1, two)),
-                );
-                flows.push(fs1);
-                flows.push(flow_state(
-                    n2,
-                    proxy,
-                    dst,
-                    start,
-                    stop,
-                    (FlowKind::Cptp(Box::new(state)), "mmcptp"),
-                    node_ue,
-                    Reader::AtOnce,
-                    Some(leg(2, one)),
-                ));
+                let kind2 = (FlowKind::Cptp(Box::new(state)), "mmcptp");
+                legs.push(&mut flows, kind1, kind2, Reader::AtOnce, node_ue);
                 continue;
             }
             let kind = match f.protocol {

@@ -38,9 +38,7 @@ pub(crate) struct LinkState {
     /// A `WireHead` event for this link is scheduled.
     pub wire_event_pending: bool,
     /// Sum, count and maximum of the sampled queue occupancy (bytes).
-    pub occupancy_sum: u128,
-    pub occupancy_samples: u64,
-    pub occupancy_max: u64,
+    pub occupancy: mmtsim_engine::metrics::Occupancy,
 }
 
 /// An action of the scenario's `[[events]]`, resolved to identities.
@@ -150,9 +148,7 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Result<Built, String> {
                 rate_desc: link_rate_desc(Some(resolve::direction(link, reverse))),
                 wire: VecDeque::new(),
                 wire_event_pending: false,
-                occupancy_sum: 0,
-                occupancy_samples: 0,
-                occupancy_max: 0,
+                occupancy: Default::default(),
             });
         }
     }

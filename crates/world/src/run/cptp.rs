@@ -121,8 +121,8 @@ impl Sim {
                 let wait = dir.rate_hint().tx_time(dir.queue_bytes(now) / 2);
                 let t = now + wait.max(SimTime::from_us(1));
                 let c = self.cptp(f);
-                if c.tx_pending == SimTime::NEVER {
-                    c.tx_pending = t;
+                if c.timer_pending[ROLE_PROXY_TX as usize] == SimTime::NEVER {
+                    c.timer_pending[ROLE_PROXY_TX as usize] = t;
                     self.q.schedule(
                         t,
                         Ev::Cptp {
@@ -436,7 +436,7 @@ impl Sim {
                 .unwrap_or(SimTime::NEVER),
         ];
         // At most one event per role (no allocation: this runs for every packet).
-        let mut schedule = [(SimTime::NEVER, 0u8); 7];
+        let mut schedule = [(SimTime::NEVER, 0u8); 6];
         let mut k = 0;
         for (role, d) in deadlines.into_iter().enumerate() {
             if d != SimTime::NEVER && d < c.timer_pending[role] && d <= end {
@@ -446,8 +446,8 @@ impl Sim {
             }
         }
         if let (Access::Wired { interval, .. }, Some((_, b))) = (c.access, &c.bs) {
-            if b.has_pending() && c.tick_pending == SimTime::NEVER {
-                c.tick_pending = now + interval;
+            if b.has_pending() && c.timer_pending[ROLE_TICK as usize] == SimTime::NEVER {
+                c.timer_pending[ROLE_TICK as usize] = now + interval;
                 schedule[k] = (now + interval, ROLE_TICK);
                 k += 1;
             }
@@ -461,7 +461,7 @@ impl Sim {
     pub(super) fn cptp_timer(&mut self, now: SimTime, f: FlowId, role: u8) {
         let c = self.cptp(f);
         if role == ROLE_TICK {
-            c.tick_pending = SimTime::NEVER;
+            c.timer_pending[ROLE_TICK as usize] = SimTime::NEVER;
             return self.cptp_push(now, f);
         }
         if role == ROLE_NACK {
@@ -478,7 +478,7 @@ impl Sim {
             return self.cptp_arm(now, f);
         }
         if role == ROLE_PROXY_TX {
-            c.tx_pending = SimTime::NEVER;
+            c.timer_pending[ROLE_PROXY_TX as usize] = SimTime::NEVER;
             self.cptp_budget(now, f);
             let mut outs = Vec::new();
             self.cptp(f).proxy.resume(now, &mut outs);
@@ -533,14 +533,8 @@ impl Sim {
             let c = self.cptp(f);
             let pull = c.bs.as_ref().map_or(0, |(_, b)| b.stored_bytes());
             let cache = c.proxy.cache_occupancy();
-            for (o, v) in [
-                (&mut c.pull_occupancy, pull),
-                (&mut c.cache_occupancy, cache),
-            ] {
-                o.0 += v as u128;
-                o.1 += 1;
-                o.2 = o.2.max(v);
-            }
+            c.pull_occupancy.record(pull);
+            c.cache_occupancy.record(cache);
         }
     }
 }

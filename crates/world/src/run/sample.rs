@@ -68,18 +68,13 @@ impl Sim {
             if let (true, FlowKind::Tcp { sender, .. }) = (opened, &fl.kind) {
                 let written = sender.app_written();
                 let held = written - sender.snd_una().saturating_sub(1).min(written);
-                let o = &mut fl.relay_occupancy;
-                o.0 += held as u128;
-                o.1 += 1;
-                o.2 = o.2.max(held);
+                fl.relay_occupancy.record(held);
             }
         }
         self.cptp_sample();
         for (i, l) in self.links.iter_mut().enumerate() {
             let occ = l.dir.queue_bytes(now);
-            l.occupancy_sum += occ as u128;
-            l.occupancy_samples += 1;
-            l.occupancy_max = l.occupancy_max.max(occ);
+            l.occupancy.record(occ);
             self.q_link.push(i as u32);
             self.q_t_ns.push(now.ns());
             self.q_bytes.push(occ);

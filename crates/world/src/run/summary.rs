@@ -56,12 +56,8 @@ impl Sim {
                     tail_drops: st.tail_drops,
                     aqm_drops: st.aqm_drops,
                     wire_losses: st.wire_losses,
-                    queue_mean_bytes: if l.occupancy_samples == 0 {
-                        0.0
-                    } else {
-                        l.occupancy_sum as f64 / l.occupancy_samples as f64
-                    },
-                    queue_max_bytes: l.occupancy_max,
+                    queue_mean_bytes: l.occupancy.mean().unwrap_or(0.0),
+                    queue_max_bytes: l.occupancy.max,
                 }
             })
             .collect();
@@ -173,15 +169,14 @@ impl Sim {
                 let ps = c.proxy.stats;
                 retransmits = ps.retransmits + bs.retransmits;
                 rtos = ps.timeouts;
-                let mean = |o: (u128, u64, u64)| (o.1 > 0).then(|| o.0 as f64 / o.1 as f64);
                 FlowProtocol::Mmcptp(crate::summary::CptpFlowSummary {
                     packet_bytes: c.packet_bytes,
                     pull_buffer_bytes: c.pull_buffer_bytes,
-                    pull_buffer_mean_bytes: mean(c.pull_occupancy),
-                    pull_buffer_max_bytes: c.pull_occupancy.2,
+                    pull_buffer_mean_bytes: c.pull_occupancy.mean(),
+                    pull_buffer_max_bytes: c.pull_occupancy.max,
                     cache_bytes: c.proxy.cache_bytes(),
-                    cache_mean_bytes: mean(c.cache_occupancy),
-                    cache_max_bytes: c.cache_occupancy.2,
+                    cache_mean_bytes: c.cache_occupancy.mean(),
+                    cache_max_bytes: c.cache_occupancy.max,
                     pulls: bs.pulls,
                     sacks: bs.sacks,
                     nacks: c.nacks_sent,
@@ -236,7 +231,7 @@ impl Sim {
             rtos,
             protocol,
             relay: fl.relay.as_ref().map(|r| {
-                let (sum, n, max) = fl.relay_occupancy;
+                let held = fl.relay_occupancy;
                 let second = r.leg == 2;
                 // Little's law over the run: ∫content dt / bytes that left (summary.rs).
                 let sample_s = self.sample.secs_f64();
@@ -257,10 +252,10 @@ impl Sim {
                     leg: r.leg,
                     other_leg: self.flows[r.peer.index()].name.clone(),
                     buffer_bytes: r.buffer_bytes,
-                    buffer_mean_bytes: (second && n > 0).then(|| sum as f64 / n as f64),
-                    buffer_max_bytes: second.then_some(max),
+                    buffer_mean_bytes: held.mean().filter(|_| second),
+                    buffer_max_bytes: second.then_some(held.max),
                     forwarded_bytes: tcp.filter(|_| second).map(|(written, _)| written),
-                    sojourn_mean_ms: tcp.and_then(|(_, acked)| mean_ms(sum, acked)),
+                    sojourn_mean_ms: tcp.and_then(|(_, acked)| mean_ms(held.sum, acked)),
                     end_to_end_delay_ms: mean_ms(fl.relay_backlog_sum, fl.delivered),
                 }
             }),
