@@ -124,7 +124,7 @@ CASES = [
      ["flows[0].mmcptp.period", "longer than zero"]),
     ("mmcptp-packet-too-large", ('cc = "cubic"', 'cc = "cubic"\nprotocol = "mmcptp"\nmmcptp = { proxy = "server", bs = "server", packet = "70kB" }'),
      ["flows[0].mmcptp.packet", "70000", "65000B"]),
-    ("ran-tx-power-implausible", ('cc = "cubic"', 'cc = "cubic"\n[ran]\ntx_power_dbm = { gnb = 99.0 }'),
+    ("ran-tx-power-implausible", ('cc = "cubic"', 'cc = "cubic"\n[ran]\ntx_power_dbm = { gnb = 99.0 }\n[[ran.gnbs]]\nname = "g"\nposition_m = [0, 0, 10]\n[[ran.ues]]\nname = "u"\nposition_m = [10, 0, 1.5]'),
      ["ran.tx_power_dbm.gnb", "99", "-30 to 60 dBm"]),
     ("relay-node-undefined", ('cc = "cubic"', 'cc = "cubic"\nrelay = { node = "proxy" }'),
      ["flows[0].relay.node", '"proxy"', "not defined"]),
