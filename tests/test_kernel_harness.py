@@ -99,6 +99,7 @@ def test_trace_set_is_complete_and_valid():
     args = c.emu_args()
     assert args[args.index("--delay-ns") + 1] == "10000000"
     assert args[args.index("--limit-bytes") + 1] == "32000000"
+    assert args[args.index("--judge-until-ns") + 1] == "8000000000"  # duration = "8s"
     assert load_case("back-to-back").outages() == [(2.5, 3.0), (3.2, 3.7), (3.9, 4.9)]
     assert load_case("rtt-80ms").base_rtt_s == pytest.approx(0.08)
 
@@ -162,6 +163,9 @@ def test_constant_rate_kernel_goodput_equals_the_link_rate(tmp_path):
     assert emu["forward"]["max_packet_bytes"] <= 1500, "offload super-packets reached the forwarder"
     assert emu["forward"]["before_clock_packets"] == 0 and emu["reverse"]["before_clock_packets"] == 0
     assert emu["forward"]["write_errors"] == 0
+    # Every departure is either judged (a lateness sample) or after the run (unjudged).
+    written = emu["forward"]["forwarded_packets"] + emu["reverse"]["forwarded_packets"]
+    assert lat["samples"] + emu["unjudged_departures"] == written
     # Clean-up: our namespaces are gone.
     listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     assert f"mmtsim-snd-{os.getpid()}" not in listed
@@ -188,12 +192,13 @@ MIN_AGREEING = 20
 MEDIAN_BOUND = 0.03
 #: The forwarder must keep its schedule to this p99 lateness for a run to count, µs.
 LATENESS_P99_US = 1000
-#: Pairs whose forwarder may still be late after three tries: they are reported and left
-#: out of the judgement (and out of MIN_AGREEING's count), never a stable pair. On the
-#: host of 2026-11-25 (Linux 6.18.44-fc-v595) Reno in the 1 s deep-queue outage kept the
-#: forwarder 3.6-3.8 ms late at p99 in every try, on a quiet machine too, with the same
-#: goodput and retransmissions as on the earlier host, where it was 0.4 ms late: the
-#: deep queue Reno fills, not TCP, costs the forwarder its schedule there.
+#: Pairs whose forwarder may still be late after three tries (a machine busy with
+#: something else): they are reported and left out of the judgement (and out of
+#: MIN_AGREEING's count), never a stable pair. Only departures within the run count
+#: (`--judge-until-ns`): after it, a deep queue drains for seconds and the closed sender
+#: answers each ACK with a reset; those bursts of 40-byte resets put the forwarder 5-50 ms
+#: behind (Reno and BBR in the 1 s deep-queue outage, CI of 2026-11-25) and measure
+#: nothing the comparison uses. Within the run both stay under 25 us at p99.
 MAX_LATE_PAIRS = 1
 
 

@@ -36,6 +36,8 @@ counters as JSON (to --stats, or stdout).
   --rev-limit-bytes N     reverse drop-tail limit (default unlimited)
   --stats FILE            write the JSON report here instead of stdout
   --max-seconds S         stop after S seconds of wall time (a safety net)
+  --judge-until-ns N      judge the lateness of departures before model time N only
+                          (the end of the measured run); later ones are only counted
   --rt-priority P         run the loop as SCHED_FIFO priority P (1-99; needs root)
 ";
 
@@ -90,6 +92,8 @@ pub struct Args {
     pub max_seconds: Option<f64>,
     /// SCHED_FIFO priority of the loop.
     pub rt_priority: Option<i32>,
+    /// Model time (ns) from which departures' lateness is no longer judged.
+    pub judge_until_ns: Option<u64>,
 }
 
 /// The result of parsing: run, or print the usage.
@@ -130,6 +134,7 @@ pub fn parse<I: IntoIterator<Item = String>>(argv: I) -> Result<Command, ArgErro
     let (mut format, mut period_ns, mut limit, mut delay) = (None, None, None, None);
     let (mut rev_rate, mut rev_limit, mut stats, mut max_s, mut rt) =
         (None, None, None, None, None);
+    let mut judge_until = None;
     while let Some(flag) = it.next() {
         if flag == "--help" || flag == "-h" {
             return Ok(Command::Help);
@@ -161,6 +166,7 @@ pub fn parse<I: IntoIterator<Item = String>>(argv: I) -> Result<Command, ArgErro
             "--rev-rate-bps" => rev_rate = Some(int(&flag, &value()?)?),
             "--rev-limit-bytes" => rev_limit = Some(int(&flag, &value()?)?),
             "--stats" => stats = Some(PathBuf::from(value()?)),
+            "--judge-until-ns" => judge_until = Some(int(&flag, &value()?)?),
             "--max-seconds" => {
                 let v = value()?;
                 match v.parse::<f64>() {
@@ -249,6 +255,7 @@ pub fn parse<I: IntoIterator<Item = String>>(argv: I) -> Result<Command, ArgErro
         stats,
         max_seconds: max_s,
         rt_priority: rt,
+        judge_until_ns: judge_until,
     }))
 }
 
@@ -314,6 +321,21 @@ mod tests {
         assert_eq!(a.forward, ForwardRate::Constant(12_000_000));
         assert_eq!(a.delay_ns, 5_000_000);
         assert_eq!(a.limit_bytes, None);
+        assert_eq!(a.judge_until_ns, None);
+    }
+
+    #[test]
+    fn the_judged_window_is_a_whole_number_of_ns() {
+        let Command::Run(a) =
+            parse(argv(&format!("{BASE} --rate-bps 1 --judge-until-ns 8000000000"))).unwrap()
+        else {
+            panic!("expected Run");
+        };
+        assert_eq!(a.judge_until_ns, Some(8_000_000_000));
+        let err = parse(argv(&format!("{BASE} --rate-bps 1 --judge-until-ns 8s")))
+            .unwrap_err()
+            .0;
+        assert!(err.contains("--judge-until-ns `8s`"), "{err}");
     }
 
     #[test]

@@ -10,7 +10,12 @@
 //! packets form a queue ordered by departure and only its head is ever due.
 //!
 //! The loop measures its own lateness: the wall time of each write minus the departure
-//! instant the model gave. It does not correct for it.
+//! instant the model gave. It does not correct for it. Departures at or after the end of
+//! the measured run ([`Forwarder::judge_lateness_until`]) are counted but not judged:
+//! after a sender stops, a deep queue drains for seconds and the closed socket answers
+//! every ACK that still reaches it with a reset, so hundreds of 40-byte resets can be
+//! due within a few µs of each other — faster than the receiver's stack takes them —
+//! which says nothing about the run the harness measures.
 
 use std::collections::VecDeque;
 use std::io;
@@ -77,6 +82,10 @@ pub struct Forwarder {
     clock: TraceClock,
     pool: Vec<Vec<u8>>,
     all_lateness: Lateness,
+    /// Departures whose model instant is at or after this (ns) are not judged.
+    lateness_until_ns: Option<u64>,
+    /// Departures written after `lateness_until_ns`, not in the lateness samples.
+    unjudged_departures: u64,
     started_ns: u64,
     ended_ns: u64,
 }
@@ -90,9 +99,17 @@ impl Forwarder {
             clock: TraceClock::default(),
             pool: Vec::new(),
             all_lateness: Lateness::default(),
+            lateness_until_ns: None,
+            unjudged_departures: 0,
             started_ns: 0,
             ended_ns: 0,
         }
+    }
+
+    /// Judges the lateness of departures whose model instant is before `until_ns` only
+    /// (the end of the measured run); later ones are counted as unjudged.
+    pub fn judge_lateness_until(&mut self, until_ns: u64) {
+        self.lateness_until_ns = Some(until_ns);
     }
 
     /// Runs until `stop` is set or the wall clock passes `until_ns` (monotonic).
@@ -215,8 +232,18 @@ impl Forwarder {
                     }
                     Err(_) => dir.stats.write_errors += 1,
                 }
-                dir.lateness.record(late_ns);
-                self.all_lateness.record(late_ns);
+                // Packets forwarded before the clock started have no model instant: they
+                // belong to the run's start and are judged.
+                let after_run = self
+                    .lateness_until_ns
+                    .zip(self.clock.model_ns(due))
+                    .is_some_and(|(until, model)| model >= until);
+                if after_run {
+                    self.unjudged_departures += 1;
+                } else {
+                    dir.lateness.record(late_ns);
+                    self.all_lateness.record(late_ns);
+                }
                 self.pool.push(packet);
             }
         }
@@ -233,6 +260,7 @@ impl Forwarder {
             "forward": self.dirs[0].report_json(),
             "reverse": self.dirs[1].report_json(),
             "lateness": self.all_lateness.to_json(),
+            "unjudged_departures": self.unjudged_departures,
         })
     }
 }

@@ -81,6 +81,9 @@ fn main() -> ExitCode {
         .max_seconds
         .map(|s| monotonic_ns() + (s * 1e9) as u64);
     let mut fwd = Forwarder::new(snd, rcv, forward, reverse);
+    if let Some(ns) = parsed.judge_until_ns {
+        fwd.judge_lateness_until(ns);
+    }
     let result = fwd.run(&STOP, until);
     let mut report = fwd.report();
     if let Err(e) = &result {

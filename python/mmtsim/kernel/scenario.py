@@ -69,7 +69,10 @@ class Case:
         args = ["--delay-ns", str(self.delay_ns), "--limit-bytes", str(self.limit_bytes),
                 "--rev-rate-bps", str(self.rev_rate_bps),
                 # The reverse direction inherits the forward queue, as in mmtsim.
-                "--rev-limit-bytes", str(self.limit_bytes)]
+                "--rev-limit-bytes", str(self.limit_bytes),
+                # After the run the queue drains and the closed sender answers each late
+                # ACK with a reset: the forwarder's timing there measures nothing we use.
+                "--judge-until-ns", str(round(self.duration_s * 1e9))]
         if self.trace is None:
             return ["--rate-bps", str(self.rate_bps), *args]
         args += ["--trace", str(self.trace), "--trace-format", "mahimahi" if self.trace_mahimahi else "csv"]
