@@ -54,6 +54,7 @@ pub struct Candidate {
 
 /// Splits `units` among `cands`; returns the units of each (0 = not served this slot).
 /// `rotation` (e.g. the slot number) rotates who gets the round-robin remainder.
+/// (An [`Allocator`] does the same without allocating once warmed up.)
 pub fn allocate(
     kind: SchedulerKind,
     units: u16,
@@ -61,57 +62,92 @@ pub fn allocate(
     rotation: usize,
     out: &mut Vec<u16>,
 ) {
-    out.clear();
-    out.resize(cands.len(), 0);
-    if cands.is_empty() || units == 0 {
-        return;
-    }
-    match kind {
-        SchedulerKind::RoundRobin => water_fill(units, cands, rotation, out),
-        SchedulerKind::ProportionalFair | SchedulerKind::MaxRate => {
-            let mut order: Vec<usize> = (0..cands.len()).collect();
-            let metric = |c: &Candidate| match kind {
-                SchedulerKind::MaxRate => c.bytes_per_unit,
-                // A candidate never served yet gets the highest priority.
-                _ => c.bytes_per_unit / c.avg_bytes.max(1e-9),
-            };
-            order.sort_by(|&a, &b| {
-                metric(&cands[b])
-                    .total_cmp(&metric(&cands[a]))
-                    .then(a.cmp(&b))
-            });
-            let mut left = units;
-            for i in order {
-                let take = cands[i].need.min(left);
-                out[i] = take;
-                left -= take;
-                if left == 0 {
-                    break;
+    Allocator::default().allocate(kind, units, cands, rotation, out)
+}
+
+/// [`allocate`] with its working lists kept between slots, so that a cell's scheduler
+/// allocates nothing in steady state.
+#[derive(Clone, Debug, Default)]
+pub struct Allocator {
+    /// Candidate indices: the greedy order, or the water filling's open set.
+    order: Vec<usize>,
+    /// The water filling's candidates satisfied in one round.
+    small: Vec<usize>,
+}
+
+impl Allocator {
+    /// See [`allocate`].
+    pub fn allocate(
+        &mut self,
+        kind: SchedulerKind,
+        units: u16,
+        cands: &[Candidate],
+        rotation: usize,
+        out: &mut Vec<u16>,
+    ) {
+        out.clear();
+        out.resize(cands.len(), 0);
+        if cands.is_empty() || units == 0 {
+            return;
+        }
+        self.order.clear();
+        self.order.extend(0..cands.len());
+        match kind {
+            SchedulerKind::RoundRobin => {
+                water_fill(units, cands, rotation, out, &mut self.order, &mut self.small)
+            }
+            SchedulerKind::ProportionalFair | SchedulerKind::MaxRate => {
+                let metric = |c: &Candidate| match kind {
+                    SchedulerKind::MaxRate => c.bytes_per_unit,
+                    // A candidate never served yet gets the highest priority.
+                    _ => c.bytes_per_unit / c.avg_bytes.max(1e-9),
+                };
+                self.order.sort_by(|&a, &b| {
+                    metric(&cands[b])
+                        .total_cmp(&metric(&cands[a]))
+                        .then(a.cmp(&b))
+                });
+                let mut left = units;
+                for &i in &self.order {
+                    let take = cands[i].need.min(left);
+                    out[i] = take;
+                    left -= take;
+                    if left == 0 {
+                        break;
+                    }
                 }
             }
         }
     }
 }
 
-fn water_fill(units: u16, cands: &[Candidate], rotation: usize, out: &mut [u16]) {
-    let n = cands.len();
+/// Water filling over the candidates in `open` (all of them on entry); `small` is working
+/// space.
+fn water_fill(
+    units: u16,
+    cands: &[Candidate],
+    rotation: usize,
+    out: &mut [u16],
+    open: &mut Vec<usize>,
+    small: &mut Vec<usize>,
+) {
     let mut left = units as u32;
-    let mut open: Vec<usize> = (0..n).collect();
     // Satisfy the small demands first; each round either satisfies someone or ends.
     loop {
         if open.is_empty() || left == 0 {
             return;
         }
         let share = left / open.len() as u32;
-        let small: Vec<usize> = open
-            .iter()
-            .copied()
-            .filter(|&i| share > 0 && (cands[i].need as u32) <= share)
-            .collect();
+        small.clear();
+        small.extend(
+            open.iter()
+                .copied()
+                .filter(|&i| share > 0 && (cands[i].need as u32) <= share),
+        );
         if small.is_empty() {
             break;
         }
-        for &i in &small {
+        for &i in small.iter() {
             out[i] = cands[i].need;
             left -= cands[i].need as u32;
         }
@@ -121,7 +157,7 @@ fn water_fill(units: u16, cands: &[Candidate], rotation: usize, out: &mut [u16])
     // one unit each in rotating order.
     let share = left / open.len() as u32;
     let mut rem = left - share * open.len() as u32;
-    for &i in &open {
+    for &i in open.iter() {
         out[i] = share as u16;
     }
     let start = rotation % open.len();

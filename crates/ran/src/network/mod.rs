@@ -328,6 +328,10 @@ pub struct Ran {
     /// Link gain to each cell at the last channel update of a UE (scratch), dB.
     gains: Vec<f64>,
     alloc_out: Vec<u16>,
+    /// The scheduler's working lists, kept between slots.
+    allocator: crate::mac::scheduler::Allocator,
+    /// Emptied PDU lists of delivered blocks, reused for new ones (no allocation per block).
+    pdu_lists: Vec<Vec<Pdu>>,
     interf: Vec<f64>,
     /// The running cell's legs, copied at the start of its slot.
     slot_legs: Vec<(UeId, usize)>,
@@ -370,6 +374,8 @@ impl Ran {
             cands: Vec::new(),
             cand_key: Vec::new(),
             alloc_out: Vec::new(),
+            allocator: Default::default(),
+            pdu_lists: Vec::new(),
             interf: Vec::new(),
             slot_legs: Vec::new(),
             rlc_cfg: cfg.rlc.clone(),

@@ -5,7 +5,7 @@
 use super::{Delivery, Ran};
 use crate::config::Interference;
 use crate::mac::harq::Tb;
-use crate::mac::scheduler::{allocate, Candidate};
+use crate::mac::scheduler::Candidate;
 use crate::phy::bler::tb_error_prob;
 use crate::phy::numerology::{Allocation, Duplex, SlotKind};
 use mmtsim_channel::antenna::Bearing;
@@ -140,7 +140,8 @@ impl Ran {
                 }
             }
             let mut alloc = std::mem::take(&mut self.alloc_out);
-            allocate(radio.scheduler, pools[p], &self.cands, rotation, &mut alloc);
+            self.allocator
+                .allocate(radio.scheduler, pools[p], &self.cands, rotation, &mut alloc);
             let keys = std::mem::take(&mut self.cand_key);
             for (i, &(u, l, d, mcs)) in keys.iter().enumerate() {
                 let units = alloc[i];
@@ -186,6 +187,7 @@ impl Ran {
         };
         let duty = num.duplex.share(kind);
         let slot = radio.slot;
+        let mut pdus = self.pdu_lists.pop().unwrap_or_default();
         let ue = &mut self.ues[u.index()];
         if d == Direction::Uplink {
             ue.legs[l].ul_granted.push_back((now, tbs as u64));
@@ -202,10 +204,10 @@ impl Ran {
                 duty,
             },
         );
-        let mut pdus = Vec::new();
         let leg = &mut ue.legs[l];
         leg.rlc_tx(d).tx_opportunity(now, tbs, &mut pdus);
         if pdus.is_empty() {
+            self.pdu_lists.push(pdus);
             return 0;
         }
         let Some(pid) = leg.harq[d.index()].free_process() else {

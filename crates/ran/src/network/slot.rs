@@ -104,15 +104,16 @@ impl Ran {
             .front()
             .is_some_and(|d| d.at <= now)
         {
-            let dv = self.cells[ci].deliveries.pop_front().expect("checked");
+            let mut dv = self.cells[ci].deliveries.pop_front().expect("checked");
             let site = self.uplink_site(c, dv.ue, dv.leg);
             let ue = &mut self.ues[dv.ue.index()];
             self.sdus.clear();
-            for pdu in dv.pdus {
+            for pdu in dv.pdus.drain(..) {
                 ue.legs[dv.leg]
                     .rlc_rx(dv.dir)
                     .receive_pdu(now, pdu, &mut self.sdus);
             }
+            self.pdu_lists.push(dv.pdus);
             Self::up(
                 now,
                 ue,

@@ -3,6 +3,7 @@
 //! of the LTE data PDU header (see the [`super`] module doc, "Header sizes").
 
 use super::{am, um};
+use std::sync::Arc;
 
 /// Largest length indicator, bytes: the LI field has 11 bits (TS 36.322 §6.2.2.5).
 pub const LI_MAX_BYTES: u32 = 2047;
@@ -152,5 +153,84 @@ pub(super) fn li_cost(k: usize) -> u32 {
         2
     } else {
         1
+    }
+}
+
+/// A data PDU's elements, shared between the transmitter's copy (kept for ARQ) and the PDU
+/// on its way to the peer.
+pub(crate) type Pieces = Arc<Vec<Piece>>;
+
+/// Element lists no PDU holds any more, reused for new PDUs, so that building a PDU
+/// allocates nothing in steady state. AM's transmitter is the last holder of a list (it
+/// lets go when the PDU is acknowledged, after the receiver has reassembled it), so it
+/// recycles into its own pool.
+#[derive(Debug, Default)]
+pub(crate) struct PiecePool {
+    free: Vec<Pieces>,
+}
+
+impl PiecePool {
+    /// More unused lists than this are freed: a pool no bigger than a window needs.
+    const MAX_FREE: usize = 1024;
+
+    /// A list holding a copy of `from`.
+    pub(crate) fn make(&mut self, from: &[Piece]) -> Pieces {
+        while let Some(mut p) = self.free.pop() {
+            if let Some(v) = Arc::get_mut(&mut p) {
+                v.clear();
+                v.extend_from_slice(from);
+                return p;
+            }
+        }
+        Arc::new(from.to_vec())
+    }
+
+    /// Takes `p` back if nothing else holds it (else only this holder lets go).
+    pub(crate) fn recycle(&mut self, mut p: Pieces) {
+        if self.free.len() < Self::MAX_FREE && Arc::get_mut(&mut p).is_some() {
+            self.free.push(p);
+        }
+    }
+}
+
+impl Clone for PiecePool {
+    /// A copy of an entity starts with an empty pool: the lists it would share are held by
+    /// the original's PDUs.
+    fn clone(&self) -> Self {
+        PiecePool::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn piece(id: u64) -> Piece {
+        Piece {
+            id,
+            count: 0,
+            sdu_bytes: 100,
+            sdu_offset: 0,
+            len: 100,
+            pdu_offset: 100 * id as u32,
+        }
+    }
+
+    #[test]
+    fn a_list_comes_back_only_when_no_pdu_holds_it() {
+        let mut pool = PiecePool::default();
+        let a = pool.make(&[piece(0), piece(1)]);
+        let in_flight = a.clone();
+        // The PDU on its way still holds it: the transmitter lets go, nothing is pooled.
+        pool.recycle(a);
+        assert!(pool.free.is_empty());
+        let addr = Arc::as_ptr(&in_flight);
+        pool.recycle(in_flight);
+        assert_eq!(pool.free.len(), 1);
+        // The next PDU reuses that list, with its own content.
+        let b = pool.make(&[piece(7)]);
+        assert_eq!(Arc::as_ptr(&b), addr);
+        assert_eq!(*b, vec![piece(7)]);
+        assert!(pool.free.is_empty());
     }
 }

@@ -45,12 +45,12 @@
 //!   would have with the current NACK count.
 //! - No ReportBufferStatusTimer: the MAC reads [`AmEntity::buffer_status`] when it needs it.
 
+use super::pdu::{PiecePool, Pieces};
 use super::{
     li_bytes, Body, BufferStatus, Pdu, Piece, Reassembler, RlcConfig, RlcStats, Sdu, TxQueue,
 };
 use mmtsim_engine::SimTime;
 use std::collections::{BTreeSet, VecDeque};
-use std::sync::Arc;
 
 /// An AM data PDU or PDU segment as it crosses the air.
 #[derive(Clone, Debug)]
@@ -66,7 +66,7 @@ pub(crate) struct DataPdu {
     /// Size of the PDU's whole data field.
     pub(crate) total: u32,
     /// All elements of the PDU's data field (shared with the transmitter's copy).
-    pub(crate) pieces: Arc<[Piece]>,
+    pub(crate) pieces: Pieces,
 }
 
 impl DataPdu {
@@ -111,7 +111,7 @@ enum TxState {
 #[derive(Clone, Debug)]
 struct TxSlot {
     /// Data-field elements; dropped once acknowledged.
-    pieces: Option<Arc<[Piece]>>,
+    pieces: Option<Pieces>,
     /// Data-field size, bytes.
     data_bytes: u32,
     /// Header of the whole PDU, bytes.
@@ -129,12 +129,12 @@ struct TxSlot {
 #[derive(Clone, Debug)]
 enum RxSlot {
     /// All bytes received.
-    Complete(Arc<[Piece]>),
+    Complete(Pieces),
     /// Nothing received.
     Missing,
     /// Some byte segments received: sorted, disjoint, non-adjacent ranges.
     Partial {
-        pieces: Arc<[Piece]>,
+        pieces: Pieces,
         total: u32,
         got: Vec<(u32, u32)>,
     },
@@ -196,6 +196,8 @@ pub struct AmEntity {
 
     /// Reused buffer for building data fields.
     scratch: Vec<Piece>,
+    /// Element lists of acknowledged PDUs, for new ones.
+    piece_pool: PiecePool,
     stats: RlcStats,
 }
 
@@ -236,6 +238,7 @@ impl AmEntity {
             reordering_timer: None,
             status_prohibit_timer: None,
             scratch: Vec::new(),
+            piece_pool: PiecePool::default(),
             stats: RlcStats::default(),
         }
     }
@@ -401,7 +404,7 @@ impl AmEntity {
             return None;
         }
         let header = self.fixed_header + li_bytes(self.scratch.len());
-        let pieces: Arc<[Piece]> = Arc::from(&self.scratch[..]);
+        let pieces = self.piece_pool.make(&self.scratch);
         let sn = self.vt_s;
         self.vt_s += 1;
         self.tx_window.push_back(TxSlot {
@@ -529,7 +532,9 @@ impl AmEntity {
             TxState::Sent => {}
         }
         slot.state = TxState::Acked;
-        slot.pieces = None;
+        if let Some(p) = slot.pieces.take() {
+            self.piece_pool.recycle(p);
+        }
     }
 
     /// §5.2.2.2 and §5.2.1: a status report from the peer.
