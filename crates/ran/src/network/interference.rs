@@ -58,10 +58,17 @@
 //!   (every `channel_update`); per slot only the other cells' activity and beams change.
 //! - A UE on an SINR trace, or in a forced outage, takes the trace's (or no) SINR
 //!   whatever its neighbours do.
+//!
+//! # Cost
+//! In `Active` mode every downlink block sums, over each other cell, the gain of each of
+//! its beams toward the UE. A beam's direction changes only when the UE it serves moves,
+//! and the victim's direction only when the victim moves, so each victim leg remembers
+//! the gains it computed per interferer ([`BeamGains`], keyed by the exact bearings: the
+//! same bearings give the same gain, so results are those of computing it every time).
 
 use super::{Cell, Ran, Ue};
 use crate::config::Interference;
-use mmtsim_channel::antenna::Bearing;
+use mmtsim_channel::antenna::{Bearing, PanelArray};
 use mmtsim_channel::budget::lin_to_db;
 use mmtsim_channel::geometry::Vec3;
 use mmtsim_engine::ids::UeId;
@@ -172,14 +179,50 @@ impl PositionHistory {
 /// gain, dBm; the UE's direction from the cell).
 pub(super) type InterfererLink = (usize, f64, Bearing);
 
+/// The gains of one interferer's beams toward one victim leg, dB, for the victim's current
+/// direction from the interferer: one entry per beam direction seen.
+#[derive(Clone, Debug, Default)]
+pub(super) struct BeamGains {
+    entries: Vec<(Bearing, f64)>,
+}
+
+impl BeamGains {
+    /// More entries than this (beams of served UEs that moved) start the memo afresh.
+    const MAX_ENTRIES: usize = 64;
+
+    /// The gain toward `toward` of `array`'s beam steered at `beam`.
+    fn gain(&mut self, array: &PanelArray, beam: Bearing, toward: Bearing) -> f64 {
+        if let Some(&(_, g)) = self.entries.iter().find(|(b, _)| same(*b, beam)) {
+            return g;
+        }
+        let g = array.gain_db(beam, toward);
+        if self.entries.len() >= Self::MAX_ENTRIES {
+            self.entries.clear();
+        }
+        self.entries.push((beam, g));
+        g
+    }
+}
+
+/// Bit-for-bit equal bearings (so a remembered gain is exactly the one computed).
+fn same(a: Bearing, b: Bearing) -> bool {
+    a.azimuth_deg.to_bits() == b.azimuth_deg.to_bits()
+        && a.zenith_deg.to_bits() == b.zenith_deg.to_bits()
+}
+
 impl Ran {
     /// The interference powers at UE `u` on its leg `l` at `now`, dBm each, written into
     /// `out` (cleared first; empty with interference off). Uses the link gains of the UE's
     /// latest channel update (in `Active` mode through the leg's interfering links, which
     /// [`Ran::refresh_interferers`] brings up to that update).
-    pub(super) fn interference_dbm(&self, u: UeId, l: usize, now: SimTime, out: &mut Vec<f64>) {
+    pub(super) fn interference_dbm(
+        &mut self,
+        u: UeId,
+        l: usize,
+        now: SimTime,
+        out: &mut Vec<f64>,
+    ) {
         out.clear();
-        let leg = &self.ues[u.index()].legs[l];
         match self.interference {
             Interference::Off => {}
             Interference::FullBufferOmni => self.each_omni(u, l, |_, dbm| out.push(dbm)),
@@ -187,11 +230,16 @@ impl Ran {
                 full_buffer(&self.cells[g], &self.ues, now, base_dbm, toward, out)
             }),
             Interference::Active => {
-                let victim_slot = self.cells[leg.cell.index()].radio.slot;
-                for &(g, base_dbm, toward) in &leg.interferers {
-                    let cell = &self.cells[g];
+                let cells = &self.cells;
+                let leg = &mut self.ues[u.index()].legs[l];
+                let victim_slot = cells[leg.cell.index()].radio.slot;
+                for (&(g, base_dbm, toward), memo) in
+                    leg.interferers.iter().zip(&mut leg.beam_gains)
+                {
+                    let cell = &cells[g];
                     for &(beam, share_db) in cell.activity.at(now, victim_slot) {
-                        out.push(base_dbm + cell.radio.gnb_array.gain_db(beam, toward) + share_db);
+                        let gain = memo.gain(&cell.radio.gnb_array, beam, toward);
+                        out.push(base_dbm + gain + share_db);
                     }
                 }
             }
@@ -201,12 +249,23 @@ impl Ran {
     /// Recomputes the interfering links of UE `u`'s leg `l` from its latest channel update
     /// (`Active` mode: a block's decoding then only adds the beams of its slot).
     pub(super) fn refresh_interferers(&mut self, u: UeId, l: usize) {
-        let mut links = std::mem::take(&mut self.ues[u.index()].legs[l].interferers);
-        links.clear();
+        let leg = &mut self.ues[u.index()].legs[l];
+        let old = std::mem::take(&mut leg.interferers);
+        let mut memos = std::mem::take(&mut leg.beam_gains);
+        let mut links = Vec::with_capacity(old.len());
         self.each_interferer(u, l, |g, base_dbm, toward| {
             links.push((g, base_dbm, toward))
         });
-        self.ues[u.index()].legs[l].interferers = links;
+        // A memo stays valid while its interferer and the victim's direction from it do.
+        memos.resize_with(links.len(), BeamGains::default);
+        for (k, &(g, _, toward)) in links.iter().enumerate() {
+            if old.get(k).is_none_or(|&(og, _, ot)| og != g || !same(ot, toward)) {
+                memos[k].entries.clear();
+            }
+        }
+        let leg = &mut self.ues[u.index()].legs[l];
+        leg.interferers = links;
+        leg.beam_gains = memos;
     }
 
     /// Calls `f(g, dBm)` for every other cell g on the carrier of UE `u`'s leg `l`, with
@@ -439,5 +498,26 @@ mod tests {
         h.push(US(1000), p(1.5));
         assert_eq!(h.before(US(1000)), p(0.0));
         assert_eq!(h.before(US(2000)), p(1.5));
+    }
+
+    #[test]
+    fn remembered_beam_gains_are_the_computed_ones() {
+        let array = PanelArray::of(64);
+        let toward = b(33.0);
+        let mut memo = BeamGains::default();
+        for round in 0..2 {
+            for k in 0..10 {
+                let beam = b(10.0 * k as f64 + 0.25);
+                let want = array.gain_db(beam, toward);
+                assert_eq!(memo.gain(&array, beam, toward).to_bits(), want.to_bits());
+            }
+            // The second round finds every beam: nothing is added.
+            assert_eq!(memo.entries.len(), 10, "round {round}");
+        }
+        // Beams of served UEs that keep moving fill the memo; it then starts afresh.
+        for k in 0..BeamGains::MAX_ENTRIES {
+            memo.gain(&array, b(200.0 + k as f64 / 7.0), toward);
+        }
+        assert!(memo.entries.len() <= BeamGains::MAX_ENTRIES);
     }
 }

@@ -80,7 +80,7 @@ use crate::phy::numerology::Numerology;
 use crate::rlc::{Pdu, Rlc, RlcConfig, RlcStats, Sdu};
 use crate::rrc::{Algorithm, HandoverKind};
 use crate::view::UeView;
-use interference::{Activity, InterfererLink, PositionHistory};
+use interference::{Activity, BeamGains, InterfererLink, PositionHistory};
 use mmtsim_channel::antenna::PanelArray;
 use mmtsim_channel::blockage::Outages;
 use mmtsim_channel::budget::thermal_noise_dbm;
@@ -255,6 +255,8 @@ struct Leg {
     /// The other cells' links to this leg's UE at the last channel update
     /// (`Interference::Active`).
     interferers: Vec<InterfererLink>,
+    /// Per interferer (same order), the gains of its beams toward this leg's UE.
+    beam_gains: Vec<BeamGains>,
     /// (time, DL SINR, UL SINR) of recent channel updates, for delayed reports.
     sinr_hist: VecDeque<(SimTime, f64, f64)>,
     /// (slot time, UE buffer status bytes) snapshots, for the delayed BSR.
@@ -275,6 +277,7 @@ impl Leg {
             sinr: [NO_SIGNAL_DB; 2],
             dl_signal_dbm: None,
             interferers: Vec::new(),
+            beam_gains: Vec::new(),
             sinr_hist: VecDeque::new(),
             bsr_hist: VecDeque::new(),
             ul_granted: VecDeque::new(),
