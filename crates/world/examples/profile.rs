@@ -1,7 +1,11 @@
-//! Runs a scenario file once (for profilers): `cargo run --release --example profile -- FILE`.
+//! Runs a scenario file once (for profilers):
+//! `cargo run --release --example profile -- FILE [KEY=VALUE ...]`, the overrides as the
+//! CLI's `--set` takes them (so a benchmark of `mmtsim bench` runs as it is defined).
 fn main() {
-    let path = std::env::args().nth(1).expect("usage: profile SCENARIO");
-    let loaded = mmtsim_scenario::load_file(std::path::Path::new(&path), &[])
+    let mut args = std::env::args().skip(1);
+    let path = args.next().expect("usage: profile SCENARIO [KEY=VALUE ...]");
+    let overrides: Vec<String> = args.collect();
+    let loaded = mmtsim_scenario::load_file(std::path::Path::new(&path), &overrides)
         .unwrap_or_else(|e| panic!("{e}"));
     let t = std::time::Instant::now();
     let out = mmtsim_world::run(&loaded, &Default::default()).expect("run");
