@@ -77,6 +77,7 @@ use crate::mac::scheduler::Candidate;
 use crate::pdcp::{PdcpRx, PdcpTx};
 use crate::phy::amc::Amc;
 use crate::phy::numerology::Numerology;
+use crate::phy::tbs::TbsTable;
 use crate::rlc::{Pdu, Rlc, RlcConfig, RlcStats, Sdu};
 use crate::rrc::{Algorithm, HandoverKind};
 use crate::view::UeView;
@@ -171,6 +172,8 @@ struct Delivery {
 /// A cell's radio parameters as the slot loop uses them, resolved once.
 struct Radio {
     num: Numerology,
+    /// `num`'s transport block sizes, looked up by the scheduler.
+    tbs: TbsTable,
     amc: Amc,
     scheduler: crate::mac::scheduler::SchedulerKind,
     harq_max_tx: u8,
@@ -190,6 +193,7 @@ impl Radio {
     fn new(r: &CellRadio) -> Radio {
         let num = r.numerology.clone();
         Radio {
+            tbs: TbsTable::new(&num),
             amc: Amc::new(&num),
             scheduler: r.scheduler,
             harq_max_tx: if r.harq { num.harq_max_tx } else { 1 },

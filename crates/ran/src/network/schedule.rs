@@ -127,10 +127,10 @@ impl Ran {
                     };
                     let Some(mcs) = mcs else { continue };
                     let need = radio
-                        .num
+                        .tbs
                         .units_for_bytes(mcs, bytes.min(u32::MAX as u64) as u32)
                         .min(pools[p]);
-                    let per_unit = radio.num.tbs_bytes(mcs, 1).max(1) as f64;
+                    let per_unit = radio.tbs.tb_bytes(mcs, 1).max(1) as f64;
                     self.cands.push(Candidate {
                         need,
                         bytes_per_unit: per_unit,
@@ -173,7 +173,7 @@ impl Ran {
     ) -> u32 {
         let radio = &self.cells[c.index()].radio;
         let num = &radio.num;
-        let tbs = num.tbs_bytes(mcs, units);
+        let tbs = radio.tbs.tb_bytes(mcs, units);
         // A TDMA unit is a symbol over the band; an OFDMA unit a resource block over all
         // data symbols.
         let symbols = match num.allocation {

@@ -421,23 +421,7 @@ impl Numerology {
     /// bits where a code-block boundary is crossed, so the answer always covers `bytes` and is
     /// minimal except possibly within such a dip.
     pub fn units_for_bytes(&self, mcs: u8, bytes: u32) -> u16 {
-        if bytes == 0 {
-            return 0;
-        }
-        let (mut lo, mut hi) = (1u16, self.units_per_slot);
-        if self.tbs_bytes(mcs, hi) < bytes {
-            return hi;
-        }
-        // Invariant: tbs(hi) >= bytes.
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if self.tbs_bytes(mcs, mid) >= bytes {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
-        hi
+        tbs::smallest_units(self.units_per_slot, bytes, |u| self.tbs_bytes(mcs, u))
     }
 
     /// Peak rate of one direction, bit/s: all units of every slot at the highest MCS. For FDD

@@ -180,10 +180,84 @@ pub fn tb_bytes(num: &Numerology, mcs: u8, units: u16) -> u32 {
     tb_bits(num, mcs, units) / 8
 }
 
+/// Smallest number of units, at most `units_per_slot`, whose TB holds `bytes` by
+/// `tb(units)`; `units_per_slot` if even the whole slot is too small, 0 for `bytes == 0`.
+/// (See [`Numerology::units_for_bytes`] for why a binary search is right.)
+pub(crate) fn smallest_units(units_per_slot: u16, bytes: u32, tb: impl Fn(u16) -> u32) -> u16 {
+    if bytes == 0 {
+        return 0;
+    }
+    let (mut lo, mut hi) = (1u16, units_per_slot);
+    if tb(hi) < bytes {
+        return hi;
+    }
+    // Invariant: tb(hi) >= bytes.
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if tb(mid) >= bytes {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    hi
+}
+
+/// Every TB size of one numerology, bytes, by (MCS, units): the scheduler asks for them
+/// several times per candidate per slot, and the 3GPP procedure behind each is dozens of
+/// operations. Built once per cell from [`tb_bytes`], so it gives exactly its values.
+#[derive(Clone, Debug)]
+pub struct TbsTable {
+    /// `units_per_slot + 1` entries per MCS, units 0 included.
+    bytes: Vec<u32>,
+    units_per_slot: u16,
+}
+
+impl TbsTable {
+    /// The table of `num`.
+    pub fn new(num: &Numerology) -> TbsTable {
+        let u = num.units_per_slot;
+        let bytes = (0..=num.max_mcs())
+            .flat_map(|mcs| (0..=u).map(move |units| tb_bytes(num, mcs, units)))
+            .collect();
+        TbsTable {
+            bytes,
+            units_per_slot: u,
+        }
+    }
+
+    /// [`tb_bytes`] of `units` at `mcs`.
+    #[inline]
+    pub fn tb_bytes(&self, mcs: u8, units: u16) -> u32 {
+        self.bytes[mcs as usize * (self.units_per_slot as usize + 1) + units as usize]
+    }
+
+    /// [`Numerology::units_for_bytes`], from the table.
+    pub fn units_for_bytes(&self, mcs: u8, bytes: u32) -> u16 {
+        smallest_units(self.units_per_slot, bytes, |u| self.tb_bytes(mcs, u))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::phy::numerology::preset;
+
+    #[test]
+    fn the_table_holds_every_size_of_the_procedure() {
+        for name in crate::phy::numerology::PRESETS {
+            let n = preset(name).unwrap();
+            let t = TbsTable::new(&n);
+            for mcs in 0..=n.max_mcs() {
+                for units in 0..=n.units_per_slot {
+                    assert_eq!(t.tb_bytes(mcs, units), tb_bytes(&n, mcs, units), "{name}");
+                }
+                for bytes in [0u32, 1, 100, 1500, 10_000, 50_000, 10_000_000] {
+                    assert_eq!(t.units_for_bytes(mcs, bytes), n.units_for_bytes(mcs, bytes));
+                }
+            }
+        }
+    }
 
     #[test]
     fn mmwave_2017_mcs28_full_subframe_is_313500_bits() {
