@@ -94,6 +94,51 @@ def test_ten_ue_benchmark_is_the_ran_10ues_example():
     assert sum(u["mobility"] is not None for u in ran["ues"]) >= 2
 
 
+def test_downlink_single_ue_benchmark_reverses_the_uplink_one():
+    ul, dl = _resolved("ran-1ue-ul-cubic-25s"), _resolved("ran-1ue-dl-cubic-25s")
+    assert (dl["flows"][0]["from"], dl["flows"][0]["to"]) == ("server", "ue1")
+    dl["flows"][0]["from"], dl["flows"][0]["to"] = "ue1", "server"
+    assert dl == ul
+
+
+@pytest.mark.parametrize("traffic", ["full", "mixed"])
+def test_hundred_ue_benchmark_is_100_ues_in_10_cells(traffic):
+    got = _resolved(f"ran-100ues-10cells-{traffic}-10s")
+    ran = got["ran"]
+    assert len(ran["ues"]) == 100 and len(ran["gnbs"]) == 10 and len(got["flows"]) == 100
+    assert ran["interference"] == "active" and ran["handover"]["algorithm"] == "a3"
+    # Every UE starts on its nearest gNB (distance in the ground plane).
+    sites = {g["name"]: g["position_m"] for g in ran["gnbs"]}
+    for u in ran["ues"]:
+        x, y = u["position_m"][:2]
+        d = {n: (p[0] - x) ** 2 + (p[1] - y) ** 2 for n, p in sites.items()}
+        assert d[u["gnb"]] == min(d.values()), u
+    walkers = sum(u["mobility"] is not None for u in ran["ues"])
+    assert walkers == 20
+    udp = sum(f["protocol"] == "udp" for f in got["flows"])
+    assert udp == (0 if traffic == "full" else 20)
+
+
+def test_grid_is_deterministic_and_refuses_bad_sizes():
+    from mmtsim.bench_grid import grid
+
+    assert grid(25, 5) == grid(25, 5)
+    assert grid(25, 5, seed=2) != grid(25, 5)
+    # Five gNBs per row: 12 cells make three rows, 100 m apart.
+    g = grid(3, 12)
+    assert g["ran"]["area"]["max_m"] == [500.0, 300.0]
+    assert g["ran"]["gnbs"][11]["position_m"] == [150.0, 250.0, 10.0]
+    for bad in ((0, 1, "mixed"), (1, 0, "mixed"), (1, 1, "bulk")):
+        with pytest.raises(ValueError, match="grid"):
+            grid(*bad)
+
+
+def test_scaling_group_spans_the_issue_points():
+    names = GROUPS["scaling"]
+    assert {f"scale-{n}ues-10cells-5s" for n in (10, 25, 50, 100, 200)} <= set(names)
+    assert {f"scale-100ues-{c}cells-5s" for c in (1, 2, 5, 10, 20)} <= set(names)
+
+
 def test_select_keeps_order_adds_groups_and_refuses_unknown_names():
     cc = bench.select([], ["cc"])
     assert cc == [n for n in BENCHMARKS if n in GROUPS["cc"]]

@@ -14,6 +14,9 @@ Benchmarks come in groups (:data:`GROUPS`, ``mmtsim bench --group NAME``):
   ``xtcp-ran-1ue-ul-25s`` for X-TCP, which reads the UE's radio view and so needs a UE;
 * ``ran`` — the radio benchmarks: every benchmark with a gNB and UEs, the multi-cell
   examples (seed 002's square and street, with handovers) among them;
+* ``scaling`` — the cost curves: 10–200 UEs in ten cells, and 100 UEs in 1–20 cells,
+  5 s each, mixed traffic (:mod:`mmtsim.bench_grid`); with ``ran-100ues-10cells-*`` (the
+  same grid, 10 s, full-buffer and mixed) they show how cost grows with UEs and cells;
 * ``reproduce`` — one run of a reproduction's sweep, on its packaged scenario
   (``mmtsim/reproductions/``): ``mmcptp-trace-rw-cubic-110s`` and
   ``mmcptp-trace-rw-mmcptp-110s``, the longest runs of ``mmtsim reproduce mmcptp-trace``
@@ -42,6 +45,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from .bench_grid import CELL_COUNTS, UE_COUNTS, grid
 
 #: Speed ratio below which a benchmark counts as "more than 2× slower than its baseline".
 SLOWER_LIMIT = 0.5
@@ -78,6 +83,14 @@ def ran_1ue_ul(cc: str) -> dict:
     return {"example": "mmwave-2017.toml",
             "overrides": ["simulation.duration=25s", "ran.ues.0.mobility.velocity_mps=[2, 0, 0]",
                           f"flows.0.cc={cc}", f"flows.0.name={cc}"]}
+
+
+def ran_1ue_dl(cc: str) -> dict:
+    """The path of :func:`ran_1ue_ul` in the other direction: the remote host sends to the
+    UE at R_app = 2 Gbit/s."""
+    b = ran_1ue_ul(cc)
+    b["overrides"] += ["flows.0.from=\"server\"", "flows.0.to=\"ue1\""]
+    return b
 
 
 def ran_10ues_mixed() -> dict:
@@ -149,6 +162,31 @@ def _build() -> tuple[dict[str, dict], dict[str, list[str]]]:
                        "(examples/ran-10ues.toml)",
         **ran_10ues_mixed(),
     }
+    b["ran-1ue-dl-cubic-25s"] = {
+        "description": "ran-1ue-ul-cubic-25s in the other direction: the remote host sends "
+                       "to the UE at R_app 2 Gbit/s",
+        **ran_1ue_dl("cubic"),
+    }
+    for traffic, what in (("full", "a downlink CUBIC bulk transfer to every UE"),
+                          ("mixed", "DL bulk, UL bulk, video, messages and UDP, one in five "
+                                    "UEs each")):
+        b[f"ran-100ues-10cells-{traffic}-10s"] = {
+            "description": f"100 UEs in 10 nr-fr2 cells 100 m apart (one in five walking, "
+                           f"A3 handovers, active interference), {what}, 10 s "
+                           f"(mmtsim/bench_grid.py)",
+            "scenario": grid(100, 10, traffic, duration="10s"),
+        }
+    for n in UE_COUNTS:
+        b[f"scale-{n}ues-10cells-5s"] = {
+            "description": f"{n} UEs in 10 cells, mixed traffic, 5 s (scaling curves)",
+            "scenario": grid(n, 10, "mixed", duration="5s"),
+        }
+    for c in CELL_COUNTS:
+        b[f"scale-100ues-{c}cells-5s"] = {
+            "description": f"100 UEs in {c} cell{'s' * (c > 1)}, mixed traffic, 5 s "
+                           f"(scaling curves)",
+            "scenario": grid(100, c, "mixed", duration="5s"),
+        }
     b["ran-square-10ues-40s"] = {
         "description": "seed 002's square: four APs, ten UEs (FTP 500 Mbit/s, video, "
                        "messages, a file), handovers, active interference, 40 s "
@@ -188,6 +226,7 @@ def _build() -> tuple[dict[str, dict], dict[str, list[str]]]:
         "cc": [n for n in b if n in cc_group],
         "ran": [n for n in b if "-ran-" in n or n.startswith("ran-")],
         "reproduce": ["mmcptp-trace-rw-cubic-110s", "mmcptp-trace-rw-mmcptp-110s"],
+        "scaling": [n for n in b if n.startswith("scale-")],
     }
     return b, groups
 
