@@ -184,6 +184,9 @@ pub(super) type InterfererLink = (usize, f64, Bearing);
 #[derive(Clone, Debug, Default)]
 pub(super) struct BeamGains {
     entries: Vec<(Bearing, f64)>,
+    /// The UE's own side: (its beam, the interferer's direction, the gain there), which
+    /// changes only when the UE moves or changes cell.
+    ue_side: Option<(Bearing, Bearing, f64)>,
 }
 
 impl BeamGains {
@@ -201,6 +204,18 @@ impl BeamGains {
         }
         self.entries.push((beam, g));
         g
+    }
+
+    /// The gain of the UE's `array`, its beam steered at `beam`, toward `toward`.
+    fn ue_gain(&mut self, array: &PanelArray, beam: Bearing, toward: Bearing) -> f64 {
+        match self.ue_side {
+            Some((b, t, g)) if same(b, beam) && same(t, toward) => g,
+            _ => {
+                let g = array.gain_db(beam, toward);
+                self.ue_side = Some((beam, toward, g));
+                g
+            }
+        }
     }
 }
 
@@ -249,21 +264,39 @@ impl Ran {
     /// Recomputes the interfering links of UE `u`'s leg `l` from its latest channel update
     /// (`Active` mode: a block's decoding then only adds the beams of its slot).
     pub(super) fn refresh_interferers(&mut self, u: UeId, l: usize) {
-        let leg = &mut self.ues[u.index()].legs[l];
-        let old = std::mem::take(&mut leg.interferers);
-        let mut memos = std::mem::take(&mut leg.beam_gains);
-        let mut links = Vec::with_capacity(old.len());
-        self.each_interferer(u, l, |g, base_dbm, toward| {
-            links.push((g, base_dbm, toward))
-        });
-        // A memo stays valid while its interferer and the victim's direction from it do.
-        memos.resize_with(links.len(), BeamGains::default);
-        for (k, &(g, _, toward)) in links.iter().enumerate() {
-            if old.get(k).is_none_or(|&(og, _, ot)| og != g || !same(ot, toward)) {
-                memos[k].entries.clear();
+        let ui = u.index();
+        // The previous update's links and memos, rewritten in place.
+        let mut links = std::mem::take(&mut self.ues[ui].legs[l].interferers);
+        let mut memos = std::mem::take(&mut self.ues[ui].legs[l].beam_gains);
+        let mut k = 0;
+        let ue = &self.ues[ui];
+        let own = &self.cells[ue.legs[l].cell.index()];
+        let ue_beam = Bearing::between(ue.position, own.position);
+        self.each_omni(u, l, |g, omni_dbm| {
+            let cell = &self.cells[g];
+            let toward = Bearing::between(cell.position, ue.position);
+            // A memo stays valid while its interferer and the victim's direction from it do.
+            let kept = links
+                .get(k)
+                .is_some_and(|&(og, _, ot)| og == g && same(ot, toward));
+            if k == memos.len() {
+                memos.push(BeamGains::default());
             }
-        }
-        let leg = &mut self.ues[u.index()].legs[l];
+            let memo = &mut memos[k];
+            if !kept {
+                memo.entries.clear();
+            }
+            let to_cell = Bearing::between(ue.position, cell.position);
+            let link = (g, omni_dbm + memo.ue_gain(&own.radio.ue_array, ue_beam, to_cell), toward);
+            match links.get_mut(k) {
+                Some(slot) => *slot = link,
+                None => links.push(link),
+            }
+            k += 1;
+        });
+        links.truncate(k);
+        memos.truncate(k);
+        let leg = &mut self.ues[ui].legs[l];
         leg.interferers = links;
         leg.beam_gains = memos;
     }
