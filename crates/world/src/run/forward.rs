@@ -252,11 +252,15 @@ impl Sim {
     }
 
     pub(super) fn link_output(&mut self, l: LinkId) {
-        let mut out = std::mem::take(&mut self.lout);
-        for (p, _) in out.dropped.drain(..) {
+        // Read in place (nothing below writes `lout`): moving the whole output out and back
+        // for the one delivery a packet usually makes cost more than the delivery.
+        for i in 0..self.lout.dropped.len() {
+            let (p, _) = self.lout.dropped[i];
             self.free.push(p.0);
         }
-        for d in out.delivered.drain(..) {
+        self.lout.dropped.clear();
+        for i in 0..self.lout.delivered.len() {
+            let d = self.lout.delivered[i];
             let (p, at) = (d.pkt, d.at);
             let id = if d.duplicate {
                 self.alloc(self.pkts[p.0 as usize])
@@ -277,10 +281,10 @@ impl Sim {
                 self.q.schedule(at, Ev::Arrive { pkt: id, link: l });
             }
         }
-        if let Some(t) = out.tx_done_at.take() {
+        self.lout.delivered.clear();
+        if let Some(t) = self.lout.tx_done_at.take() {
             self.q.schedule(t, Ev::TxDone(l));
         }
-        self.lout = out;
     }
 }
 
