@@ -177,9 +177,7 @@ impl Sim {
             Some(end) if end == node => return self.tunnel_exit(now, pkt, node),
             Some(end) => end,
             None if dst == node => {
-                let p = self.pkts[pkt as usize];
-                self.free.push(pkt);
-                self.deliver(now, &p);
+                self.deliver(now, pkt);
                 return;
             }
             None => match &self.core {

@@ -36,52 +36,66 @@ impl Sim {
         self.hdrs = hdrs;
     }
 
-    pub(super) fn deliver(&mut self, now: SimTime, p: &Packet) {
+    /// Packet `pkt` reached its destination: its endpoint takes it, and its record is
+    /// freed. TCP headers are read in place (a record is a few hundred bytes; copying it
+    /// out per delivery cost more than the lookup).
+    pub(super) fn deliver(&mut self, now: SimTime, pkt: u32) {
+        let p = &self.pkts[pkt as usize];
         let f = p.flow;
-        match p.transport {
-            Transport::Tcp(h) => {
-                let fl = &mut self.flows[f.index()];
-                let FlowKind::Tcp {
-                    sender, receiver, ..
-                } = &mut fl.kind
-                else {
-                    unreachable!("TCP packet of a UDP flow")
-                };
-                if h.from_receiver {
-                    if let (Some(u), Some(ran)) = (fl.src_ue, &self.ran) {
-                        sender.read_link_view(ran.view(u), now);
-                    }
-                    sender.on_segment(now, &h, &mut self.hdrs);
-                    self.emit_tcp(now, f);
-                    self.arm(now, f, false);
-                    self.service_app(now, f);
-                } else {
-                    if let (Some(u), Some(ran)) = (fl.dst_ue, &self.ran) {
-                        if receiver.controls_window() {
-                            receiver.read_link_view(ran.view(u), now);
-                        }
-                    }
-                    let new = receiver.on_segment(now, &h, &mut self.hdrs);
-                    let reads_at_once = matches!(fl.reader, Reader::AtOnce);
-                    if reads_at_once && new > 0 {
-                        fl.record_delivery(now, new, self.bin_ns, self.end);
-                    }
-                    // A relay opens its second leg when the first leg's SYN reaches it.
-                    let open = h
-                        .flags
-                        .syn
-                        .then(|| fl.relay.as_ref().filter(|r| r.leg == 1).map(|r| r.peer))
-                        .flatten();
-                    self.emit_tcp(now, f);
-                    self.arm(now, f, true);
-                    if let Some(two) = open {
-                        self.open_relay_leg(now, two);
-                    }
-                    if !reads_at_once {
-                        self.read_app(now, f);
-                    }
+        let Transport::Tcp(h) = &p.transport else {
+            let p = self.pkts[pkt as usize];
+            self.free.push(pkt);
+            return self.deliver_other(now, &p);
+        };
+        let fl = &mut self.flows[f.index()];
+        let FlowKind::Tcp {
+            sender, receiver, ..
+        } = &mut fl.kind
+        else {
+            unreachable!("TCP packet of a UDP flow")
+        };
+        if h.from_receiver {
+            if let (Some(u), Some(ran)) = (fl.src_ue, &self.ran) {
+                sender.read_link_view(ran.view(u), now);
+            }
+            sender.on_segment(now, h, &mut self.hdrs);
+            self.free.push(pkt);
+            self.emit_tcp(now, f);
+            self.arm(now, f, false);
+            self.service_app(now, f);
+        } else {
+            if let (Some(u), Some(ran)) = (fl.dst_ue, &self.ran) {
+                if receiver.controls_window() {
+                    receiver.read_link_view(ran.view(u), now);
                 }
             }
+            let new = receiver.on_segment(now, h, &mut self.hdrs);
+            let syn = h.flags.syn;
+            self.free.push(pkt);
+            let reads_at_once = matches!(fl.reader, Reader::AtOnce);
+            if reads_at_once && new > 0 {
+                fl.record_delivery(now, new, self.bin_ns, self.end);
+            }
+            // A relay opens its second leg when the first leg's SYN reaches it.
+            let open = syn
+                .then(|| fl.relay.as_ref().filter(|r| r.leg == 1).map(|r| r.peer))
+                .flatten();
+            self.emit_tcp(now, f);
+            self.arm(now, f, true);
+            if let Some(two) = open {
+                self.open_relay_leg(now, two);
+            }
+            if !reads_at_once {
+                self.read_app(now, f);
+            }
+        }
+    }
+
+    /// Delivery of a packet that is not TCP (its record already freed).
+    fn deliver_other(&mut self, now: SimTime, p: &Packet) {
+        let f = p.flow;
+        match p.transport {
+            Transport::Tcp(_) => unreachable!("TCP is delivered in place"),
             Transport::Cptp(_) => self.cptp_deliver(now, p),
             Transport::Udp(h) => {
                 let fl = &mut self.flows[f.index()];
