@@ -163,9 +163,10 @@ def test_constant_rate_kernel_goodput_equals_the_link_rate(tmp_path):
     assert emu["forward"]["max_packet_bytes"] <= 1500, "offload super-packets reached the forwarder"
     assert emu["forward"]["before_clock_packets"] == 0 and emu["reverse"]["before_clock_packets"] == 0
     assert emu["forward"]["write_errors"] == 0
-    # Every departure is either judged (a lateness sample) or after the run (unjudged).
-    written = emu["forward"]["forwarded_packets"] + emu["reverse"]["forwarded_packets"]
-    assert lat["samples"] + emu["unjudged_departures"] == written
+    # Every departure (written, or refused by the kernel) is either judged (a lateness
+    # sample) or after the run (unjudged).
+    departures = sum(emu[d]["forwarded_packets"] + emu[d]["write_errors"] for d in ("forward", "reverse"))
+    assert lat["samples"] + emu["unjudged_departures"] == departures
     # Clean-up: our namespaces are gone.
     listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     assert f"mmtsim-snd-{os.getpid()}" not in listed
