@@ -326,9 +326,10 @@ mod tests {
 
     #[test]
     fn the_judged_window_is_a_whole_number_of_ns() {
-        let Command::Run(a) =
-            parse(argv(&format!("{BASE} --rate-bps 1 --judge-until-ns 8000000000"))).unwrap()
-        else {
+        let Command::Run(a) = parse(argv(&format!(
+            "{BASE} --rate-bps 1 --judge-until-ns 8000000000"
+        )))
+        .unwrap() else {
             panic!("expected Run");
         };
         assert_eq!(a.judge_until_ns, Some(8_000_000_000));

@@ -3,7 +3,9 @@
 //! CLI's `--set` takes them (so a benchmark of `mmtsim bench` runs as it is defined).
 fn main() {
     let mut args = std::env::args().skip(1);
-    let path = args.next().expect("usage: profile SCENARIO [KEY=VALUE ...]");
+    let path = args
+        .next()
+        .expect("usage: profile SCENARIO [KEY=VALUE ...]");
     let overrides: Vec<String> = args.collect();
     let loaded = mmtsim_scenario::load_file(std::path::Path::new(&path), &overrides)
         .unwrap_or_else(|e| panic!("{e}"));

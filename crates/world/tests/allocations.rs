@@ -48,7 +48,9 @@ static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 /// Allocations of one run of `file` (a shipped example) lasting `secs`, and the TCP
 /// segments its flows sent.
 fn allocations(file: &str, secs: u32, extra: &[&str]) -> (u64, u64) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples").join(file);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples")
+        .join(file);
     let mut overrides = vec![format!("simulation.duration={secs}s")];
     overrides.extend(extra.iter().map(|s| s.to_string()));
     let loaded = mmtsim_scenario::load_file(&path, &overrides).expect("the example loads");
@@ -72,7 +74,10 @@ fn check(file: &str, extra: &[&str]) {
     let segments = s2 - s1;
     let allocs = a2.saturating_sub(a1);
     eprintln!("{file}: {allocs} allocations for {segments} more segments");
-    assert!(segments > 10_000, "{file}: the two extra seconds moved only {segments} segments");
+    assert!(
+        segments > 10_000,
+        "{file}: the two extra seconds moved only {segments} segments"
+    );
     // 2 s at a 10 ms sampling interval is 200 rows; a few dozen columns with amortised
     // growth reallocate far fewer times than that. One allocation per 100 segments is
     // already two orders of magnitude below per-packet allocation.
@@ -84,7 +89,10 @@ fn check(file: &str, extra: &[&str]) {
 
 #[test]
 fn one_ue_uplink_moves_packets_without_allocating() {
-    check("mmwave-2017.toml", &["ran.ues.0.mobility.velocity_mps=[2, 0, 0]"]);
+    check(
+        "mmwave-2017.toml",
+        &["ran.ues.0.mobility.velocity_mps=[2, 0, 0]"],
+    );
 }
 
 #[test]

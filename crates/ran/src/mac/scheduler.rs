@@ -93,9 +93,14 @@ impl Allocator {
         self.order.clear();
         self.order.extend(0..cands.len());
         match kind {
-            SchedulerKind::RoundRobin => {
-                water_fill(units, cands, rotation, out, &mut self.order, &mut self.small)
-            }
+            SchedulerKind::RoundRobin => water_fill(
+                units,
+                cands,
+                rotation,
+                out,
+                &mut self.order,
+                &mut self.small,
+            ),
             SchedulerKind::ProportionalFair | SchedulerKind::MaxRate => {
                 let metric = |c: &Candidate| match kind {
                     SchedulerKind::MaxRate => c.bytes_per_unit,

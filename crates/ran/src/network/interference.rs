@@ -230,13 +230,7 @@ impl Ran {
     /// `out` (cleared first; empty with interference off). Uses the link gains of the UE's
     /// latest channel update (in `Active` mode through the leg's interfering links, which
     /// [`Ran::refresh_interferers`] brings up to that update).
-    pub(super) fn interference_dbm(
-        &mut self,
-        u: UeId,
-        l: usize,
-        now: SimTime,
-        out: &mut Vec<f64>,
-    ) {
+    pub(super) fn interference_dbm(&mut self, u: UeId, l: usize, now: SimTime, out: &mut Vec<f64>) {
         out.clear();
         match self.interference {
             Interference::Off => {}
@@ -287,7 +281,11 @@ impl Ran {
                 memo.entries.clear();
             }
             let to_cell = Bearing::between(ue.position, cell.position);
-            let link = (g, omni_dbm + memo.ue_gain(&own.radio.ue_array, ue_beam, to_cell), toward);
+            let link = (
+                g,
+                omni_dbm + memo.ue_gain(&own.radio.ue_array, ue_beam, to_cell),
+                toward,
+            );
             match links.get_mut(k) {
                 Some(slot) => *slot = link,
                 None => links.push(link),
