@@ -57,7 +57,10 @@ impl Ran {
         let mut interf = std::mem::take(&mut self.interf);
         let legs = self.ues[u.index()].legs.len();
         for (l, &leg_los) in los.iter().enumerate().take(legs) {
-            if self.interference == Interference::Active {
+            if matches!(
+                self.interference,
+                Interference::Active | Interference::FullBuffer
+            ) {
                 self.refresh_interferers(u, l);
             }
             self.interference_dbm(u, l, now, &mut interf);

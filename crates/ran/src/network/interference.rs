@@ -228,16 +228,18 @@ fn same(a: Bearing, b: Bearing) -> bool {
 impl Ran {
     /// The interference powers at UE `u` on its leg `l` at `now`, dBm each, written into
     /// `out` (cleared first; empty with interference off). Uses the link gains of the UE's
-    /// latest channel update (in `Active` mode through the leg's interfering links, which
+    /// latest channel update (with beams, through the leg's interfering links, which
     /// [`Ran::refresh_interferers`] brings up to that update).
     pub(super) fn interference_dbm(&mut self, u: UeId, l: usize, now: SimTime, out: &mut Vec<f64>) {
         out.clear();
         match self.interference {
             Interference::Off => {}
             Interference::FullBufferOmni => self.each_omni(u, l, |_, dbm| out.push(dbm)),
-            Interference::FullBuffer => self.each_interferer(u, l, |g, base_dbm, toward| {
-                full_buffer(&self.cells[g], &self.ues, now, base_dbm, toward, out)
-            }),
+            Interference::FullBuffer => {
+                for &(g, base_dbm, toward) in &self.ues[u.index()].legs[l].interferers {
+                    full_buffer(&self.cells[g], &self.ues, now, base_dbm, toward, out);
+                }
+            }
             Interference::Active => {
                 let cells = &self.cells;
                 let leg = &mut self.ues[u.index()].legs[l];
@@ -256,7 +258,10 @@ impl Ran {
     }
 
     /// Recomputes the interfering links of UE `u`'s leg `l` from its latest channel update
-    /// (`Active` mode: a block's decoding then only adds the beams of its slot).
+    /// (the modes with beams; in `Active` mode a block's decoding then only adds the beams
+    /// of its slot): for every other cell g on the leg's carrier, its link's power through
+    /// the UE's beam (pointed at the leg's own cell) and without any gNB array gain, and the
+    /// UE's direction seen from g.
     pub(super) fn refresh_interferers(&mut self, u: UeId, l: usize) {
         let ui = u.index();
         // The previous update's links and memos, rewritten in place.
@@ -316,27 +321,6 @@ impl Ran {
                 r.num.gnb_tx_power_dbm + ue.chans[g].last_sample().gain_db - r.bf_gain_db,
             );
         }
-    }
-
-    /// Calls `f(g, dBm, direction)` for every other cell g on the carrier of UE `u`'s leg
-    /// `l`: its link's power through the UE's beam (pointed at the leg's own cell) and
-    /// without any gNB array gain, and the UE's direction seen from g.
-    fn each_interferer(&self, u: UeId, l: usize, mut f: impl FnMut(usize, f64, Bearing)) {
-        let ue = &self.ues[u.index()];
-        let own = &self.cells[ue.legs[l].cell.index()];
-        let ue_beam = Bearing::between(ue.position, own.position);
-        self.each_omni(u, l, |g, omni_dbm| {
-            let cell = &self.cells[g];
-            let ue_gain_db = own
-                .radio
-                .ue_array
-                .gain_db(ue_beam, Bearing::between(ue.position, cell.position));
-            f(
-                g,
-                omni_dbm + ue_gain_db,
-                Bearing::between(cell.position, ue.position),
-            );
-        });
     }
 }
 

@@ -256,8 +256,8 @@ struct Leg {
     /// Downlink signal power at the last channel update, dBm; `None` when a trace or an
     /// outage sets the SINR instead of the channel.
     dl_signal_dbm: Option<f64>,
-    /// The other cells' links to this leg's UE at the last channel update
-    /// (`Interference::Active`).
+    /// The other cells' links to this leg's UE at the last channel update (the
+    /// interference modes with beams: `Active`, `FullBuffer`).
     interferers: Vec<InterfererLink>,
     /// Per interferer (same order), the gains of its beams toward this leg's UE.
     beam_gains: Vec<BeamGains>,

@@ -175,14 +175,14 @@ impl PiecePool {
 
     /// A list holding a copy of `from`.
     pub(crate) fn make(&mut self, from: &[Piece]) -> Pieces {
-        while let Some(mut p) = self.free.pop() {
-            if let Some(v) = Arc::get_mut(&mut p) {
-                v.clear();
-                v.extend_from_slice(from);
-                return p;
-            }
-        }
-        Arc::new(from.to_vec())
+        let Some(mut p) = self.free.pop() else {
+            return Arc::new(from.to_vec());
+        };
+        // Only unshared lists are pooled, and a pool is never cloned with its lists.
+        let v = Arc::get_mut(&mut p).expect("a pooled list has no other holder");
+        v.clear();
+        v.extend_from_slice(from);
+        p
     }
 
     /// Takes `p` back if nothing else holds it (else only this holder lets go).
