@@ -52,21 +52,9 @@ pub struct Candidate {
     pub avg_bytes: f64,
 }
 
-/// Splits `units` among `cands`; returns the units of each (0 = not served this slot).
-/// `rotation` (e.g. the slot number) rotates who gets the round-robin remainder.
-/// (An [`Allocator`] does the same without allocating once warmed up.)
-pub fn allocate(
-    kind: SchedulerKind,
-    units: u16,
-    cands: &[Candidate],
-    rotation: usize,
-    out: &mut Vec<u16>,
-) {
-    Allocator::default().allocate(kind, units, cands, rotation, out)
-}
-
-/// [`allocate`] with its working lists kept between slots, so that a cell's scheduler
-/// allocates nothing in steady state.
+/// A cell's slot allocator. Its working lists are kept between slots, so that the
+/// scheduler allocates nothing in steady state; they carry nothing from one call to the
+/// next.
 #[derive(Clone, Debug, Default)]
 pub struct Allocator {
     /// Candidate indices: the greedy order, or the water filling's open set.
@@ -76,7 +64,8 @@ pub struct Allocator {
 }
 
 impl Allocator {
-    /// See [`allocate`].
+    /// Splits `units` among `cands` into `out`: the units of each (0 = not served this
+    /// slot). `rotation` (e.g. the slot number) rotates who gets the round-robin remainder.
     pub fn allocate(
         &mut self,
         kind: SchedulerKind,
@@ -181,6 +170,55 @@ fn water_fill(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A fresh allocator's answer.
+    fn allocate(
+        kind: SchedulerKind,
+        units: u16,
+        cands: &[Candidate],
+        rotation: usize,
+        out: &mut Vec<u16>,
+    ) {
+        Allocator::default().allocate(kind, units, cands, rotation, out)
+    }
+
+    #[test]
+    fn a_reused_allocator_answers_as_a_fresh_one() {
+        // Calls of different sizes and policies in turn: the kept lists must not leak
+        // from one call into the next.
+        let calls: [(SchedulerKind, u16, Vec<Candidate>); 4] = [
+            (
+                SchedulerKind::RoundRobin,
+                22,
+                vec![c(3, 1.0, 1.0), c(100, 2.0, 1.0), c(7, 1.0, 1.0)],
+            ),
+            (
+                SchedulerKind::ProportionalFair,
+                10,
+                vec![c(6, 4.0, 1.0), c(6, 1.0, 0.1)],
+            ),
+            (SchedulerKind::RoundRobin, 5, vec![c(1, 1.0, 1.0)]),
+            (
+                SchedulerKind::MaxRate,
+                30,
+                vec![
+                    c(9, 1.0, 1.0),
+                    c(9, 3.0, 1.0),
+                    c(9, 2.0, 1.0),
+                    c(9, 5.0, 1.0),
+                ],
+            ),
+        ];
+        let mut reused = Allocator::default();
+        let (mut a, mut b) = (vec![], vec![]);
+        for round in 0..2 {
+            for (k, (kind, units, cands)) in calls.iter().enumerate() {
+                reused.allocate(*kind, *units, cands, round + k, &mut a);
+                allocate(*kind, *units, cands, round + k, &mut b);
+                assert_eq!(a, b, "call {k} of round {round}");
+            }
+        }
+    }
 
     fn c(need: u16, bpu: f64, avg: f64) -> Candidate {
         Candidate {
