@@ -101,6 +101,8 @@ def test_random_reduced_xtcp_keeps_rtt_and_rlc_below_cubic(tmp_path):
     (["xtcp-outage", "--runs", "0"], "runs"),
     (["xtcp-outage", "--duration", "soon"], "--duration"),
     (["xtcp-outage", "--workers", "2", "--dask", "tcp://x:1"], "exclude"),
+    ([], "needs a NAME"),
+    (["xtcp-outage", "--list"], "takes no NAME"),
 ])
 def test_bad_arguments_exit_2_and_write_nothing(args, msg, tmp_path):
     out = tmp_path / "o"
@@ -108,3 +110,17 @@ def test_bad_arguments_exit_2_and_write_nothing(args, msg, tmp_path):
     assert r.returncode == 2, (r.stdout, r.stderr)
     assert msg in r.stderr
     assert not out.exists()
+
+
+def test_list_names_every_reproduction_with_its_paper_and_runs():
+    """``--list`` has one line per registered study: its name, its default run count and
+    a title naming the seed paper."""
+    from mmtsim.reproduce import REPRODUCTIONS
+
+    r = cli("reproduce", "--list")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.strip().splitlines()
+    assert [ln.split()[0] for ln in lines] == list(REPRODUCTIONS)
+    for ln, rep in zip(lines, REPRODUCTIONS.values()):
+        assert ln.split()[1] == str(rep.default_runs)
+        assert "seed 00" in ln

@@ -225,7 +225,10 @@ def _add_reproduce_command(sub) -> None:
                                     + ") as a resumable sweep, then writes DIR/report.html with "
                                     "the paper's numbers next to ours and prints the paper's "
                                     "findings, each checked.")
-    rp.add_argument("name", metavar="NAME", help="one of: " + ", ".join(REPRODUCTIONS))
+    rp.add_argument("name", metavar="NAME", nargs="?",
+                    help="one of: " + ", ".join(REPRODUCTIONS))
+    rp.add_argument("--list", action="store_true",
+                    help="name every reproduction with its paper, figures and default runs")
     rp.add_argument("--out", help="folder (default out/NAME)")
     rp.add_argument("--runs", type=int, help="seeds per group (default: the paper's)")
     rp.add_argument("--duration", help="shorten every run, e.g. 10s (quick checks only)")
@@ -237,9 +240,20 @@ def _add_reproduce_command(sub) -> None:
 
 
 def _reproduce(args) -> int:
-    from .reproduce import REPRODUCTIONS, ReproduceError, format_findings, reproduce
+    from .reproduce import (REPRODUCTIONS, ReproduceError, format_findings, format_list,
+                            reproduce)
     from .sweep import SweepBusyError, SweepFileError
 
+    if args.list:
+        if args.name is not None:
+            print("mmtsim: reproduce --list takes no NAME", file=sys.stderr)
+            return EXIT_USAGE
+        print(format_list())
+        return EXIT_OK
+    if args.name is None:
+        print("mmtsim: reproduce needs a NAME (or --list); known: "
+              + ", ".join(REPRODUCTIONS), file=sys.stderr)
+        return EXIT_USAGE
     if args.name not in REPRODUCTIONS:
         print(f"mmtsim: unknown reproduction {args.name!r}; known: "
               + ", ".join(REPRODUCTIONS), file=sys.stderr)

@@ -55,7 +55,7 @@ from .reproductions.xtcp_random import RANDOM_METRICS
 __all__ = [
     "HERE", "OUTAGE_LOS_BACK_S", "OUTAGE_TCP", "RANDOM_METRICS", "RECOVERY_SHARE",
     "REPRODUCTIONS", "R_APP_OUTAGE_MBPS", "TABLE_II", "XTCP_OUTAGE_CCS", "Finding",
-    "ReproduceError", "Reproduction", "ReproductionResult", "format_findings",
+    "ReproduceError", "Reproduction", "ReproductionResult", "format_findings", "format_list",
     "recovery_time_s", "reproduce",
 ]
 
@@ -144,6 +144,18 @@ def reproduce(name: str, out: str | os.PathLike | None = None, runs: int | None 
         "finished": res.n_finished, "skipped": res.n_skipped, "failed": res.n_failed,
     }, indent=2, default=str) + "\n")
     return ReproductionResult(name, out, report_path, findings, numbers, res)
+
+
+def _runs(n: int) -> str:
+    return f"{n:>4} run" + ("s" if n != 1 else " ")
+
+
+def format_list() -> str:
+    """One line per reproduction: its name, default runs per group and title (the paper,
+    its figures and tables)."""
+    w = max(len(n) for n in REPRODUCTIONS)
+    return "\n".join(f"{n.ljust(w)}  {_runs(r.default_runs)}  {r.title}"
+                     for n, r in REPRODUCTIONS.items())
 
 
 def format_findings(r: ReproductionResult) -> str:
