@@ -62,3 +62,15 @@ def test_usage_errors_exit_2():
     assert cli("frobnicate").returncode == 2
     r = cli("run", str(EXAMPLES / "blockage.toml"))
     assert r.returncode == 2 and "--out" in r.stderr
+
+
+def test_run_prints_each_split_flows_end_to_end_line(tmp_path: Path):
+    """A relayed flow's line gives the relay's sojourn; an mmCPTP download's, whose proxy
+    keeps a cache rather than a relay buffer, stops at the end-to-end delay."""
+    r = cli("run", str(EXAMPLES / "mmcptp-blockage.toml"), "--out", str(tmp_path / "a"),
+            "--set", "simulation.duration=2s")
+    assert r.returncode == 0, r.stderr
+    lines = {ln.split(":")[0]: ln for ln in r.stdout.splitlines() if ": split at " in ln}
+    assert set(lines) == {"itcp", "mmcptp"}, r.stdout
+    assert "the relay held a byte" in lines["itcp"]
+    assert lines["mmcptp"].endswith(" ms") and "relay held" not in lines["mmcptp"]

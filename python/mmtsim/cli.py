@@ -146,9 +146,11 @@ def _print_flows(summary: dict) -> None:
         if relay.get("leg") == 2 and relay.get("end_to_end_delay_ms") is not None:
             name = f["name"].removesuffix(".leg2")
             held = relay.get("sojourn_mean_ms")
+            # The sojourn is a relay's (bytes between two TCP legs); an mmCPTP proxy's
+            # cache has none, and its line ends at the end-to-end delay.
+            tail = "" if held is None else f"; the relay held a byte {held:.2f} ms on average"
             print(f"{name}: split at {relay['node']}: end to end {f['goodput_mbps']:.2f} Mbit/s, "
-                  f"mean delay {relay['end_to_end_delay_ms']:.2f} ms; the relay held a byte "
-                  + ("-" if held is None else f"{held:.2f}") + " ms on average")
+                  f"mean delay {relay['end_to_end_delay_ms']:.2f} ms{tail}")
 
 
 # --- sweep summaries: `mmtsim summarize`, `mmtsim report` (python/mmtsim/summarize.py,
