@@ -39,7 +39,7 @@ Modelling choices, and where they depart from the paper
   d_2D-in the smaller of two U(0, 25 m), σ_P = 4.4 dB, drawn once per link per seed);
   mmtsim places no UE inside a box, so the indoor UEs stand behind a building (NLOS) with
   ``indoor = true``: the same path loss as ns-3's O2I case.
-- **Layout (ours; the paper gives none).** gNB at (0, 0, 25); every UE 75–80 m from it,
+- **Layout (ours; the paper gives none).** gNB at (0, 0, 25); every UE 75–88 m from it,
   walking back and forth along a 15 m stretch at 1.5 m/s across its line to the gNB, so
   its condition never changes: LOS UEs in the open east and north, NLOS UEs west behind a
   30 m building, indoor UEs south behind another (``zhang-urban.toml`` has the map).
@@ -518,7 +518,7 @@ def _timeseries(out: Path, duration: str | None) -> list[Section]:
 _NOTES = (
     "mmtsim's mmwave-2017 preset (ns-3 mmWave's 2017 frame) and TR 38.901 UMa with "
     "geometric LOS and flat fading stand for the paper's ns-3 mmWave 3GPP channel. The "
-    "layout is ours (the paper gives none): every UE 75–80 m from the gNB, walking "
+    "layout is ours (the paper gives none): every UE 75–88 m from the gNB, walking "
     "1.5 m/s back and forth along 15 m without changing condition; NLOS and indoor UEs "
     "behind 30 m buildings. Indoor UEs are NLOS plus TR 38.901 low-loss O2I penetration, "
     "as ns-3 mmWave's O2I case (mmtsim places no UE inside a building box). Servers as "
