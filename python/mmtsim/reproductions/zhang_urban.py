@@ -434,9 +434,9 @@ def _scatter(out: Path, have, gp, rtt, cell) -> Image:
     axes[0][0].set_ylabel("goodput (Mbit/s)")
     h, lab = axes[0][0].get_legend_handles_labels()
     uniq = dict(zip(lab, h))
-    axes[0][-1].legend(uniq.values(), uniq.keys(), fontsize=7, loc="upper right")
+    fig.legend(uniq.values(), uniq.keys(), fontsize=7, loc="lower center", ncol=6)
     fig.suptitle("zhang-urban: goodput vs RTT per UE (cf. seed 003, Fig. 4)", fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     save(fig, out / "figures" / "fig4-scatter")
     return image(fig, "Fig. 4-like goodput against RTT")
 
@@ -527,7 +527,16 @@ _NOTES = (
     "prints no number of Fig. 4 in its text (SINRs and cell goodputs are graphics), so "
     "the findings compare with its stated statements; the tolerances of \"the same\" (5 %) "
     "and \"similar\" (20 %) are ours. The small-buffer finding belongs to the train "
-    "study: this scenario has a single buffer size.")
+    "study: this scenario has a single buffer size. BBR (Linux's v1) caps its window at "
+    "2 × its max-filtered bandwidth × its minimum RTT; the maximum follows the peaks of a "
+    "rate that fluctuates, so the window runs to several times the BDP of the goodput and "
+    "the RTT above 2 × the minimum, which the paper's reading of BBR leaves out. Checked "
+    "with seed 1, 10 s: a LOS edge UE alone in the cell stays at 1.94 × its minimum RTT, "
+    "with the nine others sharing the slots round-robin at 2.98 ×; an NLOS edge UE, whose "
+    "Rayleigh fading moves its rate, at 2.95 × alone (window 10 × its goodput's BDP), and "
+    "not less without HARQ. BBR's LOS edge UEs therefore stay just above the grey area's "
+    "10 ms. The indoor UEs' RTTs (a 1.5 MB buffer drained at 20–40 Mbit/s: hundreds of "
+    "milliseconds) weigh most in the mean RTT over all UEs.")
 
 
 REPRODUCTION = Reproduction(
