@@ -227,7 +227,7 @@ def _analyse(out: Path, summary) -> tuple[list[Finding], list[Section], dict]:
                 [Table(["UE", "condition", "server"] + [CC_LABEL[cc] for cc in have], rows),
                  _bars(out, have, data)]),
         Section("Average downlink SINR per channel condition (mean over the condition's "
-                "UEs per run, then over all runs)",
+                "UEs per seed, then mean ± 95 % CI over the seeds)",
                 [Table(["condition", "UEs", "mmtsim", "paper"], sinr_rows)]),
     ]
     return findings, sections, numbers
