@@ -45,6 +45,7 @@ from typing import Any
 
 from . import _toml
 from .reproductions import mmcptp_nr, mmcptp_trace, xtcp_outage, xtcp_random
+from .reproductions import zhang_urban
 from .reproductions.common import HERE, Finding, Reproduction
 from .reproductions.paper import TABLE_II
 from .reproductions.report import write_report
@@ -79,6 +80,8 @@ REPRODUCTIONS.update({r.name: r for r in (mmcptp_nr.SINGLE, mmcptp_nr.MULTI)})
 # Seed 004, trace-driven (mmcptp_trace.py).
 REPRODUCTIONS.update({r.name: r for r in (mmcptp_trace.TRACE_REPRODUCTION,
                                           mmcptp_trace.RTT_REPRODUCTION)})
+# Seed 003, the dense urban scenario (zhang_urban.py).
+REPRODUCTIONS.update({zhang_urban.REPRODUCTION.name: zhang_urban.REPRODUCTION})
 
 
 # ---------------------------------------------------------------------------------------

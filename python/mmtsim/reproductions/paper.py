@@ -63,3 +63,45 @@ TABLE_IV_MAX_GB = 13.27
 #: 50 ms RTT, TCP CUBIC transfers 16 GB of a theoretical 29.14 GB.
 SEC3_TCP_CUBIC_GB = 16.0
 SEC3_MAX_GB = 29.14
+
+
+# ---------------------------------------------------------------------------------------
+# Seed 003 (Zhang et al., "Will TCP work in mmWave 5G cellular networks?"): zhang-urban
+# (the dense urban scenario, Fig. 4). Used by zhang_urban.py.
+# ---------------------------------------------------------------------------------------
+
+#: The urban scenario's stated parameters: UEs per channel condition, the gNB's height
+#: (m), the RLC buffer per UE (bytes), the MSS (bytes), the servers' minimum RTTs (ms).
+ZHANG_URBAN_SETUP = {"ues": {"LOS": 4, "NLOS": 4, "indoor": 2}, "gnb_height_m": 25.0,
+                     "rlc_buffer_bytes": 1_500_000, "mss_bytes": 1400,
+                     "min_rtt_ms": {"edge": 4.0, "remote": 40.0}}
+#: Fig. 4's grey area, "a typical 5G application requirement": goodput above this
+#: (Mbit/s) with a delay below this (ms).
+ZHANG_URBAN_REQUIREMENT = {"goodput_mbps": 100.0, "delay_ms": 10.0}
+#: BBR's latency bound in the urban scenario: at most this many times the minimum RTT.
+ZHANG_URBAN_BBR_RTT_FACTOR = 2.0
+#: The urban scenario's findings as the text states them (Fig. 4 prints no numbers the
+#: text repeats: its average SINR per condition and average cell goodputs are graphics).
+ZHANG_URBAN_FINDINGS = {
+    "same_cell_goodput": "All CC algorithms achieve the same average cell goodput",
+    "similar_ue_goodput": "and similar goodput per UE",
+    "rtt_varies": "the RTT varies a lot among the CC algorithms ... CUBIC and HighSpeed "
+                  "yield much higher latency",
+    "nlos_indoor_latency": "For the loss-based TCP, NLoS and indoor UEs suffer from higher "
+                           "latency",
+    "bbr_2x_min_rtt": "BBR ... results in a maximum latency of 2 x minimum RTT",
+    "only_bbr_requirement": "only BBR meets this requirement [> 100 Mb/s, < 10 ms] for the "
+                            "UEs connected to an edge server, and only under good channel "
+                            "conditions",
+    "remote_matters_more": "With remote servers, we observe higher performance variations "
+                           "across different CC algorithms, while the difference is almost "
+                           "negligible with edge servers",
+    "bbr_small_buffers": "with small buffers, BBR produces the highest goodput ..., with a "
+                         "latency comparable to loss-based TCP",
+    "sinr_order": "four UEs are in LoS, thus perceiving a very high SINR, four are in NLoS, "
+                  "and the last two are inside a building, so the received power is "
+                  "additionally attenuated by the building penetration loss",
+    "rr_fairness": "The gNB uses a round-robin (RR) scheduler, so the resource management "
+                   "at the base station does not have an impact on the fairness among "
+                   "different flows",
+}
