@@ -114,7 +114,10 @@ def test_equivalent_sinr_is_the_threshold_of_the_nearest_mcs():
     assert equivalent_sinr_db(peak, peak) == EESM_T1_DB[28] == 23.97
     assert equivalent_sinr_db(5 * peak, peak) == 23.97
     assert equivalent_sinr_db(peak * se[0] / se[1], peak) == EESM_T1_DB[0] == -0.74
-    assert equivalent_sinr_db(1.0, peak) == -0.74
+    # "No MCS" is a candidate too: below half of MCS 0's rate, an outage.
+    r0 = peak * se[0] / se[1]
+    assert equivalent_sinr_db(0.49 * r0, peak) == -30.0
+    assert equivalent_sinr_db(0.51 * r0, peak) == -0.74
     assert equivalent_sinr_db(0.0, peak) == -30.0
     # MCS 17 (64QAM, 438/1024: SE 2.5664) lies between MCS 16 (4·658/1024 = 2.5703) and
     # MCS 15 (4·616/1024 = 2.40625); a rate at SE 2.5664 is nearest MCS 17.
@@ -255,3 +258,43 @@ def test_binary_file_and_bad_flags(tmp_path: Path):
     r = cli("trace", "import", "5gophers", str(g), str(out), "--carrier", "Verizon", "--to", "sinr",
             "--sinr-from-rate", "fast")
     assert r.returncode == 2 and "--sinr-from-rate" in r.stderr and not out.exists()
+
+
+SHIPPED = Path(__file__).resolve().parent.parent / "examples" / "traces"
+MEASURED = sorted(SHIPPED.glob("5gophers-*.csv"))
+
+
+def test_the_shipped_measured_traces_carry_provenance_and_licence():
+    assert {p.name for p in MEASURED} == {
+        f"5gophers-{k}{s}.csv" for k in ("verizon-drive", "sprint-drive", "walk") for s in ("", "-sinr")}
+    for p in MEASURED:
+        head = [l for l in p.read_text().splitlines() if l.startswith("#")]
+        assert head[0].startswith("# source: 5Gophers 1.0 dataset"), p.name
+        assert any("licence: CC BY 4.0" in l for l in head), p.name
+        assert any("copy read: github.com/jhzuo/Offloading-FL at 7133b70" in l for l in head), p.name
+        if p.stem.endswith("-sinr"):
+            assert any("DERIVED, NOT MEASURED" in l for l in head), p.name
+
+
+@pytest.mark.parametrize("name", ["verizon-drive", "sprint-drive", "walk"])
+def test_each_shipped_sinr_trace_is_the_equivalent_sinr_of_its_rate_trace(name: str):
+    rate = dict(rows((SHIPPED / f"5gophers-{name}.csv").read_text()))
+    sinr = rows((SHIPPED / f"5gophers-{name}-sinr.csv").read_text())
+    assert [t for t, _ in sinr] == sorted(rate) and len(sinr) > 100
+    for t, s in sinr:
+        want = equivalent_sinr_db(rate[t] * 1e6, 1.23e9)
+        # The walk's seconds off NR (nrStatus not CONNECTED) are outages whatever the rate.
+        assert s == want or (name == "walk" and s == -30.0), (t, s, want)
+    # The drive of the issue's example: per-second rates from 0 to 1.66 Gbit/s, 126 s.
+    if name == "verizon-drive":
+        assert min(rate.values()) == 0 and 1663 < max(rate.values()) < 1664
+        assert max(rate) == 125
+
+
+def test_the_shipped_rate_traces_load_as_links(tmp_path: Path):
+    for p in MEASURED:
+        if p.stem.endswith("-sinr"):
+            continue
+        r = cli("trace", str(p), str(tmp_path / "x.mm"), "--from", "csv", "--to", "mahimahi",
+                "--until", "2s")
+        assert r.returncode == 0, (p.name, r.stderr)

@@ -69,9 +69,12 @@ Conversion rules (the same for every format unless said):
    at which the ``nr-fr2`` preset's AMC picks the MCS whose rate is nearest the measured
    one, taking the rate of MCS m as PEAK × SE(m) / SE(28), SE from TS 38.214 Table
    5.1.3.1-1 [TS38214 §5.1.3], and the SINR as that MCS's 10 % BLER threshold of the
-   EESM table 1 model (``EESM_T1_THRESHOLDS_DB`` in ``crates/ran/src/phy/amc.rs``). A rate
-   of 0 gives the outage SINR; a rate above PEAK gives the MCS-28 threshold (the RAN
-   cannot deliver more than its peak). With one UE on an ``nr-fr2`` cell whose long-run
+   EESM table 1 model (``EESM_T1_THRESHOLDS_DB`` in ``crates/ran/src/phy/amc.rs``). "No
+   MCS" (rate 0, the outage SINR) is one of the candidates: a rate nearer 0 than MCS 0's
+   (PEAK × 0.0422, 52 Mbit/s at 1.23 Gbit/s: the cell's smallest non-zero rate, MCS 0
+   over the whole band) becomes an outage, one nearer MCS 0's is carried at MCS 0's; a
+   rate above PEAK gives the MCS-28 threshold (the RAN cannot deliver more than its
+   peak). The RAN therefore quantises the measured rate to its MCS steps. With one UE on an ``nr-fr2`` cell whose long-run
    downlink rate is PEAK (1.23 Gbit/s for the preset's 400 MHz TDD carrier), the RAN then
    delivers roughly the measured rate, through its own HARQ, scheduler and RLC.
 
@@ -404,12 +407,10 @@ READERS = {"5gophers": read_5gophers, "lumos5g": read_lumos5g, "irish5g": read_i
 
 def equivalent_sinr_db(rate_bps: float, peak_bps: float, outage_db: float = OUTAGE_SINR_DB) -> float:
     """Rule 7: the SINR at which nr-fr2's AMC picks the MCS whose rate is nearest."""
-    if rate_bps <= 0:
-        return outage_db
     se = [q * r / 1024 for q, r in NR_TABLE1]
-    rates = [peak_bps * x / se[-1] for x in se]
+    rates = [0.0] + [peak_bps * x / se[-1] for x in se]   # index 0: no MCS (outage)
     m = min(range(len(rates)), key=lambda i: (abs(rates[i] - rate_bps), i))
-    return EESM_T1_DB[m]
+    return outage_db if m == 0 else EESM_T1_DB[m - 1]
 
 
 def _fill_gaps(s: Series, opts: Options) -> None:
