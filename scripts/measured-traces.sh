@@ -35,3 +35,5 @@ $MMTSIM trace import 5gophers "$SRC/walking-trace.csv" "$OUT/5gophers-walk-sinr.
     --sinr-from-rate 1.23Gbps \
     --note "$FROM/walking-trace.csv, column throughput_mbps ($WALK); seconds whose nrStatus is not CONNECTED: the outage SINR" \
     --note "$LIC" --note "$VIA" --note "$SINR"
+# The study `mmtsim reproduce measured-5g` runs over the same files, packaged.
+cp "$OUT"/5gophers-*.csv "$(dirname "$0")/../python/mmtsim/reproductions/traces/"
