@@ -166,10 +166,7 @@ class _Table:
 
     def __init__(self, path: Path, fmt: str):
         self.path = path
-        try:
-            raw = path.read_bytes()
-        except OSError:
-            raise
+        raw = path.read_bytes()  # OSError: the command names the path and the problem
         try:
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as e:
