@@ -105,7 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("schema", help="print the JSON Schema of scenario files")
     s.add_argument("--out", help="write to this file instead of stdout")
 
-    t = sub.add_parser("trace", help="convert capacity traces between CSV and Mahimahi")
+    t = sub.add_parser("trace", help="convert capacity traces between CSV and Mahimahi; "
+                       "`mmtsim trace import FORMAT IN OUT` reads measured 5G datasets")
     t.add_argument("input")
     t.add_argument("output")
     t.add_argument("--from", dest="from_format", choices=["csv", "mahimahi"], required=True)
@@ -286,7 +287,14 @@ def _reproduce(args) -> int:
 
 
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:2] == ["trace", "import"]:  # its own parser: `trace` keeps positional IN OUT
+        from .trace_import import add_import_parser
+
+        args = add_import_parser(_Parser).parse_args(argv[2:])
+        args.cmd = "trace-import"
+    else:
+        args = build_parser().parse_args(argv)
     try:
         return _dispatch(args)
     except _core.ScenarioError as e:
@@ -320,6 +328,10 @@ def _dispatch(args) -> int:
         check_output_folder(args.out)
     if args.cmd == "reproduce":
         return _reproduce(args)
+    if args.cmd == "trace-import":
+        from .trace_import import import_command
+
+        return import_command(args)
     if args.cmd == "kernel-compare":
         return _kernel_compare(args)
     if args.cmd in _SUMMARY_COMMANDS:
