@@ -45,7 +45,7 @@ from typing import Any
 
 from . import _toml
 from .reproductions import mmcptp_nr, mmcptp_trace, xtcp_outage, xtcp_random
-from .reproductions import mateo_street
+from .reproductions import mateo_square, mateo_street
 from .reproductions.common import HERE, Finding, Reproduction
 from .reproductions.paper import TABLE_II
 from .reproductions.report import write_report
@@ -80,8 +80,8 @@ REPRODUCTIONS.update({r.name: r for r in (mmcptp_nr.SINGLE, mmcptp_nr.MULTI)})
 # Seed 004, trace-driven (mmcptp_trace.py).
 REPRODUCTIONS.update({r.name: r for r in (mmcptp_trace.TRACE_REPRODUCTION,
                                           mmcptp_trace.RTT_REPRODUCTION)})
-# Seed 002 (Mateo et al.): Fig. 3; Figs. 4-6 (mateo_street.py).
-REPRODUCTIONS.update({r.name: r for r in (mateo_street.HANDOVER, mateo_street.SQUARE)})
+# Seed 002 (Mateo et al.): Fig. 3 (mateo_street.py); Figs. 4-6 (mateo_square.py).
+REPRODUCTIONS.update({r.name: r for r in (mateo_street.HANDOVER, mateo_square.SQUARE)})
 
 
 # ---------------------------------------------------------------------------------------
