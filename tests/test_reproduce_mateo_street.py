@@ -123,19 +123,30 @@ def test_the_sweep_files_expand_to_the_designs(tmp_path):
     f = tmp_path / "h.toml"
     f.write_text(_sweep_toml(REPRODUCTIONS["mateo-handover"].sweep(3, None)))
     plan = load_sweep(f)
-    assert len(plan.runs) == 2 * 3 * 3  # channel × (cubic, yeah, udp) × seeds
+    # channel × (cubic, yeah on each TCP stack; udp once) × seeds
+    assert len(plan.runs) == 2 * 5 * 3
+    labels = {"cubic", "yeah", "cubic-ns3", "yeah-ns3", "udp"}
     assert {(r.group["channel"], r.group["cc"]) for r in plan.runs} == {
-        (c, a) for c in ("fading", "static") for a in ("cubic", "yeah", "udp")}
+        (c, a) for c in ("fading", "static") for a in labels}
     udp = next(r for r in plan.runs if r.group["cc"] == "udp")
     assert _ov(udp)["flows"] == [st.UDP_FLOW]
     assert _ov(udp)["ran.handover.log_measurements_every"] == 0
+    ns3 = next(r for r in plan.runs if r.group["cc"] == "yeah-ns3")
+    assert _ov(ns3)["flows.0.cc"] == "yeah"
+    assert _ov(ns3)["flows.0.tcp.rto_ssthresh"] == "ns3"
+    assert "flows.0.tcp.rto_ssthresh" not in _ov(
+        next(r for r in plan.runs if r.group["cc"] == "yeah"))
+    assert st.parse_cc_label("cubic-ns3") == ("cubic", "ns3")
+    assert st.parse_cc_label("yeah") == ("yeah", "linux")
 
     f = tmp_path / "s.toml"
     f.write_text(_sweep_toml(REPRODUCTIONS["mateo-square"].sweep(2, "5s")))
     plan = load_sweep(f)
-    assert len(plan.runs) == 2 * 2 * 2 * 2  # channel × ue0 × cc × seeds
+    assert len(plan.runs) == 2 * 2 * 2 * 2 * 2  # channel × tcp × ue0 × cc × seeds
     for r in plan.runs:
         o = _ov(r)
+        assert all((o.get(f"flows.{i}.tcp.rto_ssthresh") == "ns3") is (r.group["tcp"] == "ns3")
+                   for i in range(10))
         assert o["simulation.duration"] == "5s"
         assert o["ran.channel.fading"] is (r.group["channel"] == "fading")
         assert all(o[f"flows.{i}.cc"] == r.group["cc"] for i in range(10))
@@ -166,30 +177,33 @@ def test_handover_tiny_runs_numbers_from_the_runs(tmp_path):
     html = (out / "report.html").read_text()
     assert "Fig. 3-like" in html and "Fig. 3(b)-like" in html
     rep = json.loads((out / "reproduction.json").read_text())
-    assert len(rep["findings"]) == 6
-    for ch in st.CHANNELS:
+    assert len(rep["findings"]) == 3 * len(st.ARMS) == 12
+    for arm in st.ARMS:
+        ch, tcp = arm.split("/")
         good = {}
         for cc in (*st.CCS, "udp"):
-            runs = _runs(out, {"channel": ch, "cc": cc})
+            label = cc if cc == "udp" else st.cc_label(cc, tcp)
+            runs = _runs(out, {"channel": ch, "cc": label})
             assert len(runs) == 2 and all(s["sim_seconds"] == pytest.approx(5.0)
                                           for s in runs)
             good[cc] = [s["flows"][0]["goodput_mbps"] for s in runs]
         for cc in st.CCS:
-            mean, _h, n = rep["numbers"][ch][cc]["goodput_mbps"]
+            mean, _h, n = rep["numbers"][arm][cc]["goodput_mbps"]
             assert n == 2 and mean == pytest.approx(sum(good[cc]) / 2)
             # Utilisation: each run's goodput over the UDP run's of its seed; TCP's payload
             # per packet equals UDP's, so it cannot beat the capacity by much.
-            u, _h, _n = rep["numbers"][ch][cc]["utilisation"]
+            u, _h, _n = rep["numbers"][arm][cc]["utilisation"]
             assert u == pytest.approx(sum(a / b for a, b in zip(good[cc], good["udp"])) / 2)
             assert 0.0 <= u <= 1.05
-        assert rep["numbers"][ch]["udp_goodput_mbps"][0] == pytest.approx(sum(good["udp"]) / 2)
+        assert rep["numbers"][arm]["udp_goodput_mbps"][0] == pytest.approx(
+            sum(good["udp"]) / 2)
     # The static channel is deterministic: both seeds give the same run.
     s = _runs(out, {"channel": "static", "cc": "cubic"})
     assert s[0]["flows"][0]["bytes_delivered"] == s[1]["flows"][0]["bytes_delivered"]
     # Direction that holds even at 5 s: with fading, the UE hops between the APs far more
     # often than on the static channel (the ping-pong the module doc describes).
-    hf = rep["numbers"]["fading"]["cubic"]["handovers"][0]
-    hs = rep["numbers"]["static"]["cubic"]["handovers"][0]
+    hf = rep["numbers"]["fading/linux"]["cubic"]["handovers"][0]
+    hs = rep["numbers"]["static/linux"]["cubic"]["handovers"][0]
     assert hf > 10 * max(hs, 1)
     for stem in ("fig3-bars", "fig3c-goodput", "fig3b-cells-fading", "fig3b-cells-static"):
         assert (out / "figures" / f"{stem}.png").read_bytes()[:4] == b"\x89PNG"
@@ -203,39 +217,41 @@ def test_square_tiny_runs_numbers_from_the_runs(tmp_path):
             str(out), "--quiet")
     assert r.returncode == 0, r.stderr
     rep = json.loads((out / "reproduction.json").read_text())
-    assert len(rep["findings"]) == 16
+    assert len(rep["findings"]) == 8 * len(st.ARMS) == 32
     html = (out / "report.html").read_text()
     assert "Figs. 5-6-like" in html
-    for ch in sq.CHANNELS:
+    for arm in st.ARMS:
+        ch, tcp = arm.split("/")
         for cc in sq.CCS:
-            runs = _runs(out, {"channel": ch, "ue0": "with", "cc": cc})
+            runs = _runs(out, {"channel": ch, "tcp": tcp, "ue0": "with", "cc": cc})
             retx = {f["name"]: f["retransmits"] for s in runs for f in s["flows"]}
             assert len(runs) == 2
             for fl in sq.SQUARE_FLOWS:
                 m = sum(next(f["retransmits"] for f in s["flows"] if f["name"] == fl)
                         for s in runs) / 2
-                assert rep["numbers"][ch]["retransmits"][cc][fl] == pytest.approx(m)
+                assert rep["numbers"][arm]["retransmits"][cc][fl] == pytest.approx(m)
             assert set(retx) == set(sq.SQUARE_FLOWS)
             # Without UE0 its flow sends nothing; the others still deliver.
-            for s in _runs(out, {"channel": ch, "ue0": "without", "cc": cc}):
+            for s in _runs(out, {"channel": ch, "tcp": tcp, "ue0": "without", "cc": cc}):
                 fl = {f["name"]: f for f in s["flows"]}
                 assert fl["ue0-ftp"]["bytes_delivered"] == 0
                 assert fl["ue0-ftp"]["segments_sent"] == 0
                 assert fl["ue4-video"]["bytes_delivered"] > 0
         # UE4 walks near ap2 (the paper's AP4): the AP serving it most.
-        assert rep["numbers"][ch]["rlc"]["ue4_ap"] == ["ap2"]
+        assert rep["numbers"][arm]["rlc"]["ue4_ap"] == ["ap2"]
     # The RLC means are those of UE4's samples at its AP, run by run.
     manifest = json.loads((out / "sweep.json").read_text())
     e = next(e for e in manifest["runs"]
-             if e["group"] == {"channel": "static", "ue0": "with", "cc": "cubic"})
+             if e["group"] == {"channel": "static", "tcp": "linux", "ue0": "with",
+                               "cc": "cubic"})
     ap, samples = sq.ue4_rlc_samples(read_run(out / "runs" / e["run_id"]))
     assert ap == "ap2" and samples.size > 0
-    mean, _h, n = rep["numbers"]["static"]["rlc"]["ue4_mean_bytes"]["with/cubic"]
+    mean, _h, n = rep["numbers"]["static/linux"]["rlc"]["ue4_mean_bytes"]["with/cubic"]
     assert n == 2 and mean == pytest.approx(float(samples.mean()))
     # Direction at this size, static channel: UE0's 500 Mbit/s reaches UE0 with both.
     for cc in sq.CCS:
-        for s in _runs(out, {"channel": "static", "ue0": "with", "cc": cc}):
+        for s in _runs(out, {"channel": "static", "tcp": "ns3", "ue0": "with", "cc": cc}):
             g = next(f["goodput_mbps"] for f in s["flows"] if f["name"] == "ue0-ftp")
             assert g == pytest.approx(500.0, rel=0.05)
-    for stem in ("fig5-fading", "fig6-static", "fig4-cells-static"):
+    for stem in ("fig5-fading-linux", "fig6-static-ns3", "fig4-cells-static"):
         assert (out / "figures" / f"{stem}.png").read_bytes()[:4] == b"\x89PNG"

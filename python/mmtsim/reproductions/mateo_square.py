@@ -1,8 +1,9 @@
 """``mateo-square``: seed 002's (Mateo et al.) multi-user study (Sec. III-C, Figs. 4-6).
 
 The paper's setup and the modelling choices it shares with ``mateo-handover`` (the 7 MB
-RLC buffer and 200 ms RTO, ns-3 mmWave's defaults where the paper is silent, Linux TCP,
-the two channel arms ``fading`` and ``static``) are in :mod:`.mateo_street`'s doc.
+RLC buffer and 200 ms RTO, ns-3 mmWave's defaults where the paper is silent, the two TCP
+stacks ``linux`` and ``ns3`` and the two channel arms ``fading`` and ``static``) are in
+:mod:`.mateo_street`'s doc; every finding is judged per arm "channel/TCP".
 
 Figs. 4-6: four APs on the corners of a square with a statue and
   lampposts, ten UEs: UE0 FTP at 500 Mbit/s for the whole run, UE2, UE4, UE5 video
@@ -37,9 +38,9 @@ from typing import Any
 
 from ..report import Image, Note, Section, Table, image
 from .common import HERE, Finding, Reproduction, _ci, _common_set, _fmt
-from .mateo_street import (_NOTES, CCS, CHANNELS, _by_seed, _cell, _cells_sections,
+from .mateo_street import (_NOTES, ARMS, CCS, TCPS, _by_seed, _cell, _cells_sections,
                            _channel_axis, _mean, _pct, _pctf, _plt, _run_values,
-                           paired_greater)
+                           paired_greater, tcp_set)
 from .paper import MATEO_SQUARE_RLC_RATIO, MATEO_UE0_RATE_MBPS
 
 #: "The same buffer occupancy": the CDFs of UE4's RLC occupancy no further apart than this.
@@ -66,6 +67,8 @@ def _square_sweep(runs: int, duration: str | None) -> dict:
         "seeds": runs,
         "set": _common_set(duration),
         "axes": [_channel_axis(),
+                 {"name": "tcp", "variants": [{"label": t, "set": tcp_set(t, len(SQUARE_FLOWS))}
+                                              for t in TCPS]},
                  {"name": "ue0", "variants": [{"label": k, "set": v}
                                               for k, v in UE0_ARMS.items()]},
                  {"name": "cc", "variants": [{"label": c, "set": cc_set(c)} for c in CCS]}],
@@ -99,7 +102,8 @@ def ue4_rlc_samples(run) -> tuple[str | None, Any]:
 
 
 def _square_runs(out: Path, summary) -> tuple[dict, dict, dict]:
-    """(per-flow metrics, per-UE RLC means, UE4's RLC samples): keyed (channel, ue0, cc)."""
+    """(per-flow metrics, per-UE RLC means, UE4's RLC samples): keyed (arm, ue0, cc), the
+    arm being "channel/tcp"."""
     import numpy as np
 
     from ..api import read_run
@@ -108,11 +112,12 @@ def _square_runs(out: Path, summary) -> tuple[dict, dict, dict]:
     flows: dict = {}
     rlc_mean: dict = {}
     ue4: dict = {}
-    for ch in CHANNELS:
-        for arm in UE0_ARMS:
+    for arm in ARMS:
+        ch, tcp = arm.split("/")
+        for u0 in UE0_ARMS:
             for cc in CCS:
-                m = {"channel": ch, "ue0": arm, "cc": cc}
-                k = (ch, arm, cc)
+                m = {"channel": ch, "tcp": tcp, "ue0": u0, "cc": cc}
+                k = (arm, u0, cc)
                 flows[k] = {f: {met: _by_seed(summary, value, m, "flow", f, met)
                                 for met in ("retransmits", "segments_sent", "bytes_delivered",
                                             "goodput_mbps")} for f in SQUARE_FLOWS}
@@ -120,7 +125,8 @@ def _square_runs(out: Path, summary) -> tuple[dict, dict, dict]:
                                                    "rlc_dl_mean_bytes") for f in SQUARE_FLOWS}
                 ue4[k] = {"samples": [], "means": {}, "busy": {}, "ap": set()}
     for r in summary.ok_runs:
-        k = (r.group.get("channel"), r.group.get("ue0"), r.group.get("cc"))
+        k = (f"{r.group.get('channel')}/{r.group.get('tcp')}", r.group.get("ue0"),
+             r.group.get("cc"))
         if k not in ue4:
             continue
         ap, s = ue4_rlc_samples(read_run(out / r.path))
@@ -159,8 +165,8 @@ def _analyse_square(out: Path, summary) -> tuple[list[Finding], list[Section], d
     findings: list[Finding] = []
     numbers: dict[str, Any] = {}
     sections: list[Section] = []
-    for ch in CHANNELS:
-        det = " (deterministic)" if ch == "static" else ""
+    for ch in ARMS:  # "channel/tcp"
+        det = " (deterministic)" if ch.startswith("static") else ""
         w = {cc: flows[(ch, "with", cc)] for cc in CCS}
         retx = {cc: {f: w[cc][f]["retransmits"] for f in SQUARE_FLOWS} for cc in CCS}
         mr = {cc: {f: _mean(retx[cc][f]) for f in SQUARE_FLOWS} for cc in CCS}
@@ -206,7 +212,7 @@ def _analyse_square(out: Path, summary) -> tuple[list[Finding], list[Section], d
             None if None in m0.values() or not m0["cubic"]
             else abs(m0["yeah"] / m0["cubic"] - 1) <= 0.10))
         # Fig. 6 and the RLC buffer.
-        u = {(arm, cc): ue4[(ch, arm, cc)] for arm in UE0_ARMS for cc in CCS}
+        u = {(u0, cc): ue4[(ch, u0, cc)] for u0 in UE0_ARMS for cc in CCS}
         numbers[ch]["rlc"]["ue4_mean_bytes"] = {f"{a}/{c}": list(_ci(v["means"].values()))
                                                 for (a, c), v in u.items()}
         numbers[ch]["rlc"]["ue4_ap"] = sorted({ap for v in u.values() for ap in v["ap"]})
@@ -288,7 +294,7 @@ def _square_section(out: Path, ch: str, w, mr, share, u, ratios) -> Section:
     rlc_rows = [[arm, cc, _bytes(v["means"]), _fmt(*_pct(v["busy"])), len(v["means"])]
                 for (arm, cc), v in u.items()]
     return Section(
-        f"Figs. 5-6-like, channel {ch}: per-UE packets and retransmissions (mean ± 95 % CI "
+        f"Figs. 5-6-like, {ch} (channel/TCP): per-UE packets and retransmissions (mean ± 95 % CI "
         "over seeds, with UE0's FTP), and UE4's RLC occupancy at its AP",
         [Table(["UE", "app"] + [f"{cc} {x}" for cc in CCS
                                 for x in ("delivered pkts", "retransmissions", "retx share")]
@@ -326,10 +332,10 @@ def _fig5(out: Path, ch: str, w) -> Image:
     bottom.legend(fontsize=7)
     bottom.set_xticks(list(x))
     bottom.set_xticklabels([_ue_of(f).upper() for f in SQUARE_FLOWS])
-    top.set_title(f"mateo-square, channel {ch}: successful transmissions and retransmissions "
+    top.set_title(f"mateo-square, {ch} (channel/TCP): successful transmissions and retransmissions "
                   "(cf. seed 002, Fig. 5)", fontsize=9)
     fig.tight_layout()
-    save(fig, out / "figures" / f"fig5-{ch}")
+    save(fig, out / "figures" / f"fig5-{ch.replace('/', '-')}")
     return image(fig, f"Fig. 5-like, {ch}")
 
 
@@ -349,10 +355,10 @@ def _fig6(out: Path, ch: str, u) -> Image:
     ax.set_xscale("symlog", linthresh=100.0)
     ax.set_xlabel("UE4's RLC buffer occupancy at its AP (bytes, 10 ms samples)")
     ax.set_ylabel("CDF")
-    ax.set_title(f"channel {ch} (cf. seed 002, Fig. 6)", fontsize=9)
+    ax.set_title(f"{ch} (channel/TCP; cf. seed 002, Fig. 6)", fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    save(fig, out / "figures" / f"fig6-{ch}")
+    save(fig, out / "figures" / f"fig6-{ch.replace('/', '-')}")
     return image(fig, f"Fig. 6-like, {ch}")
 
 

@@ -27,8 +27,12 @@ Modelling choices, and where they depart from the paper
   its TCP example (t-PollRetransmit 4 ms, t-Reordering 2 ms, t-StatusProhibit 1 ms, as in
   ``xtcp-outage.toml``), 1400-byte segments; mmtsim's own handover interruption (50 ms)
   and preparation delays.
-- **TCP.** mmtsim's Linux TCP (SACK, RACK-TLP, F-RTO) with the paper's 200 ms minimum RTO;
-  ns-3's TCP of 2018 had neither RACK nor TLP.
+- **TCP, two stacks** (:data:`TCPS`), both with the paper's 200 ms minimum RTO and
+  1400-byte segments: ``linux`` (mmtsim's Linux TCP: SACK, RACK-TLP, F-RTO and undo) and
+  ``ns3`` (ns-3 3.27-3.29's, the paper's simulator of its time: ``tcp.rto_ssthresh =
+  "ns3"``, i.e. ssthresh again at every backed-off timeout, RFC 6298's RTO, no RACK, TLP
+  or F-RTO). The algorithms are Linux's ``tcp_cubic.c`` and ``tcp_yeah.c`` in both.
+  Every finding is judged per arm "channel/TCP" (:data:`ARMS`).
 - **Channel, two arms** (``channel`` axis). ``fading``: mmtsim's small-scale fading (Rician
   K = 9 dB in LOS, Rayleigh in NLOS, flat over the band), mmtsim's default and the closest
   to ns-3 mmWave's channel, which has small-scale fading; it is the source of the runs'
@@ -53,6 +57,27 @@ from .common import HERE, Finding, Reproduction, _ci, _common_set, _fmt, _per_ru
 CCS = ["cubic", "yeah"]
 #: The channel arms (see the module doc).
 CHANNELS = ["fading", "static"]
+#: The TCP stacks: mmtsim's Linux TCP, and ns-3's of the paper's time (3.27-3.29:
+#: ``tcp.rto_ssthresh = "ns3"``, no RACK, TLP or F-RTO), both with the 200 ms minimum RTO.
+TCPS = {"linux": {}, "ns3": {"rto_ssthresh": "ns3"}}
+#: The arms every finding is judged in: channel/TCP.
+ARMS = [f"{ch}/{tcp}" for ch in CHANNELS for tcp in TCPS]
+
+
+def tcp_set(tcp: str, n: int) -> dict[str, Any]:
+    """The keys of TCP stack ``tcp`` (:data:`TCPS`) for flows 0..n-1."""
+    return {f"flows.{i}.tcp.{k}": v for i in range(n) for k, v in TCPS[tcp].items()}
+
+
+def cc_label(cc: str, tcp: str) -> str:
+    """The handover sweep's ``cc`` label of algorithm ``cc`` on stack ``tcp``."""
+    return cc if tcp == "linux" else f"{cc}-{tcp}"
+
+
+def parse_cc_label(label: str) -> tuple[str, str]:
+    """(algorithm, stack) of a :func:`cc_label`."""
+    cc, _, tcp = label.partition("-")
+    return cc, tcp or "linux"
 #: Handovers closer than this (s) form one episode (a rapid sequence).
 EPISODE_GAP_S = 0.5
 #: Moving-mean window (s) of the goodput bins (100 ms) in the recovery and drop measures.
@@ -173,9 +198,11 @@ def _handover_sweep(runs: int, duration: str | None) -> dict:
         "base": str(HERE / "mateo-handover.toml"),
         "seeds": runs,
         "set": s,
+        # The stack rides on the cc label so that the UDP reference runs once per seed.
         "axes": [_channel_axis(),
-                 {"name": "cc", "variants": [{"label": c, "set": {"flows.0.cc": c}}
-                                             for c in CCS]
+                 {"name": "cc", "variants": [
+                     {"label": cc_label(c, t), "set": {"flows.0.cc": c, **tcp_set(t, 1)}}
+                     for t in TCPS for c in CCS]
                   + [{"label": "udp", "set": {"flows": [UDP_FLOW]}}]}],
     }
 
@@ -241,8 +268,8 @@ def _plt():
 
 
 def _handover_runs(out: Path, summary) -> dict:
-    """(channel, cc) → {seed: per-run numbers}; the TCP runs' episodes are measured against
-    the UDP run of the same channel arm and seed."""
+    """(arm, cc) → {seed: per-run numbers}, and (channel, "udp") → the UDP runs; the TCP
+    runs' episodes are measured against the UDP run of the same channel and seed."""
     from ..api import read_run
 
     value = _run_values(summary)
@@ -256,9 +283,13 @@ def _handover_runs(out: Path, summary) -> dict:
             capacity[(r.group.get("channel"), r.seed)] = g["goodput_mbps"].to_numpy()
             udp[(r.group.get("channel"), r.seed)] = value.get(
                 (r.run_id, "flow", "flow0", "goodput_mbps"))
-    res: dict = {(ch, cc): {} for ch in CHANNELS for cc in CCS}
+    res: dict = {(arm, cc): {} for arm in ARMS for cc in CCS}
     for r in summary.ok_runs:
-        key = (r.group.get("channel"), r.group.get("cc"))
+        if r.group.get("cc") in (None, "udp"):
+            continue
+        ch = r.group.get("channel")
+        cc, tcp = parse_cc_label(r.group["cc"])
+        key = (f"{ch}/{tcp}", cc)
         if key not in res:
             continue
         run = read_run(out / r.path)
@@ -266,13 +297,13 @@ def _handover_runs(out: Path, summary) -> dict:
         ho = run.table("handovers")
         ho = ho.filter(ho["success"]) if ho.height else ho
         end = float(run.summary.get("sim_seconds") or (g["t_s"].max() or 0.0))
-        cap = capacity.get((key[0], r.seed))
+        cap = capacity.get((ch, r.seed))
         eps = ([] if cap is None else
                episode_recoveries(g["t_s"].to_numpy(), g["goodput_mbps"].to_numpy(), cap,
                                   handover_episodes(ho["t_s"].to_list()), end))
         rec, share, drop = run_recovery(eps)
         gp = value.get((r.run_id, "flow", "flow0", "goodput_mbps"))
-        u = udp.get((key[0], r.seed))
+        u = udp.get((ch, r.seed))
         res[key][r.seed] = {
             "goodput_mbps": gp,
             "utilisation": None if gp is None or not u else gp / u,
@@ -301,25 +332,26 @@ def _analyse_handover(out: Path, summary) -> tuple[list[Finding], list[Section],
     findings: list[Finding] = []
     numbers: dict[str, Any] = {}
     rows = []
-    for ch in CHANNELS:
-        c, y = res[(ch, "cubic")], res[(ch, "yeah")]
-        numbers[ch] = {cc: {m: list(_ci(_col(res[(ch, cc)], m).values()))
-                            for m in _HO_METRICS} for cc in CCS}
+    for arm in ARMS:
+        ch = arm.split("/")[0]
+        c, y = res[(arm, "cubic")], res[(arm, "yeah")]
+        numbers[arm] = {cc: {m: list(_ci(_col(res[(arm, cc)], m).values()))
+                             for m in _HO_METRICS} for cc in CCS}
         udp = _col(res.get((ch, "udp"), {}), "goodput_mbps")
-        numbers[ch]["udp_goodput_mbps"] = list(_ci(udp.values()))
+        numbers[arm]["udp_goodput_mbps"] = list(_ci(udp.values()))
         for cc in CCS:
-            d = res[(ch, cc)]
-            rows.append([ch, cc, len(d), _cell(_col(d, "goodput_mbps")),
+            d = res[(arm, cc)]
+            rows.append([arm, cc, len(d), _cell(_col(d, "goodput_mbps")),
                          _fmt(*_pct(_col(d, "utilisation"))),
                          _cell(_col(d, "handovers")), _cell(_col(d, "episodes")),
                          _cell(_col(d, "recovery_s")),
                          _fmt(*_pct(_col(d, "recovered"))), _fmt(*_pct(_col(d, "drop"))),
                          _cell(_col(d, "rtos")), _cell(_col(d, "retransmits"))])
-        rows.append([ch, "udp (capacity)", len(udp), _cell(udp)] + ["-"] * 8)
+        rows.append([arm, "udp (capacity)", len(udp), _cell(udp)] + ["-"] * 8)
         det = " (deterministic: every seed the same run)" if ch == "static" else ""
         dc, dy = _mean(_col(c, "drop")), _mean(_col(y, "drop"))
         findings.append(Finding(
-            f"[{ch}] at handovers CUBIC's rate drops (more than {DROP_SHARE:.0%} below the "
+            f"[{arm}] at handovers CUBIC's rate drops (more than {DROP_SHARE:.0%} below the "
             "capacity)",
             "\"during rapid handover events CUBIC drops its rate\" (Fig. 3c)",
             f"mean deepest drop per episode: CUBIC {_pctf(dc)}, YeAH {_pctf(dy)}" + det,
@@ -327,7 +359,7 @@ def _analyse_handover(out: Path, summary) -> tuple[list[Finding], list[Section],
         rc, ry = _col(c, "recovery_s"), _col(y, "recovery_s")
         sc, sy = _col(c, "recovered"), _col(y, "recovered")
         findings.append(Finding(
-            f"[{ch}] CUBIC recovers from handovers more often than YeAH (back at "
+            f"[{arm}] CUBIC recovers from handovers more often than YeAH (back at "
             f"{RECOVERY_SHARE:.0%} of the capacity before the next episode)",
             "\"CUBIC drops its rate and recovers quickly from slow start. YeAH, instead, "
             "switches to slow mode and reaches the link capacity slowly\" (Fig. 3c)",
@@ -336,7 +368,7 @@ def _analyse_handover(out: Path, summary) -> tuple[list[Finding], list[Section],
             paired_greater(sc, sy)))
         gc, gy = _col(c, "goodput_mbps"), _col(y, "goodput_mbps")
         findings.append(Finding(
-            f"[{ch}] YeAH's throughput over the walk below CUBIC's",
+            f"[{arm}] YeAH's throughput over the walk below CUBIC's",
             "YeAH \"reaches the link capacity slowly\"; \"CUBIC outperforms YeAH in terms "
             "of achieved throughput\" (Sec. IV)",
             f"CUBIC {_cell(gc)} Mbit/s ({_pctf(_mean(_col(c, 'utilisation')))} of UDP's), "
@@ -345,12 +377,13 @@ def _analyse_handover(out: Path, summary) -> tuple[list[Finding], list[Section],
     sections = [Section(
         "Fig. 3-like: the walker's throughput, handovers and recovery (mean ± 95 % CI over "
         "seeds)",
-        [Table(["channel", "cc", "runs", "goodput (Mbit/s)", "of capacity (%)", "handovers",
+        [Table(["channel/TCP", "cc", "runs", "goodput (Mbit/s)", "of capacity (%)", "handovers",
                 f"episodes (gap < {EPISODE_GAP_S:g} s)", "recovery time (s)",
                 "recovered (%)", "drop (%)", "RTOs", "retransmissions"], rows),
          Note(f"Capacity: a UDP flow at {UDP_RATE} ({UDP_PAYLOAD} payloads) over the same "
-              "channel realisation (seed). An episode is a run of handovers less than "
-              f"{EPISODE_GAP_S:g} s apart. Recovery time: from its last handover until the "
+              "channel realisation (seed). TCP: linux (mmtsim's) or ns3 (ns-3 3.27-3.29's "
+              "timeout rule, no RACK, TLP or F-RTO), both with a 200 ms minimum RTO. An "
+              f"episode is a run of handovers less than {EPISODE_GAP_S:g} s apart. Recovery time: from its last handover until the "
               f"flow's {WINDOW_S:g} s moving mean of goodput first reaches "
               f"{RECOVERY_SHARE:.0%} of the capacity's over the same window (the window's "
               "end is the instant), over the episodes that recover before the next one (or "
@@ -375,16 +408,17 @@ def _handover_bars(out: Path, res: dict) -> Image:
     plt = _plt()
     from ..figures import save
 
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4))
-    for ax, (metric, label) in zip(axes, [("goodput_mbps", "goodput (Mbit/s)"),
-                                          ("recovery_s", "recovery time (s)")]):
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
+    for ax, (metric, label, k) in zip(axes, [("goodput_mbps", "goodput (Mbit/s)", 1),
+                                             ("recovered", "episodes recovered (%)", 100),
+                                             ("recovery_s", "recovery time (s)", 1)]):
         for j, cc in enumerate(CCS):
-            st = [_ci(_col(res[(ch, cc)], metric).values()) for ch in CHANNELS]
-            ax.bar([i + (j - 0.5) * 0.38 for i in range(len(CHANNELS))],
-                   [s[0] or 0 for s in st], 0.38, yerr=[s[1] or 0 for s in st], capsize=3,
-                   label=cc)
-        ax.set_xticks(range(len(CHANNELS)))
-        ax.set_xticklabels(CHANNELS)
+            st = [_ci(_col(res[(arm, cc)], metric).values()) for arm in ARMS]
+            ax.bar([i + (j - 0.5) * 0.38 for i in range(len(ARMS))],
+                   [k * (s[0] or 0) for s in st], 0.38, yerr=[k * (s[1] or 0) for s in st],
+                   capsize=3, label=cc)
+        ax.set_xticks(range(len(ARMS)))
+        ax.set_xticklabels(ARMS, fontsize=8)
         ax.set_ylabel(label)
         ax.legend(fontsize=8)
     fig.suptitle("mateo-handover: throughput and recovery after handovers "
@@ -395,18 +429,18 @@ def _handover_bars(out: Path, res: dict) -> Image:
 
 
 def _handover_goodput(out: Path, res: dict) -> Image:
-    """Fig. 3(c): goodput over time of CUBIC and YeAH, first seed, one panel per channel."""
+    """Fig. 3(c): goodput over time of CUBIC and YeAH, first seed, one panel per arm."""
     from ..api import read_run
 
     plt = _plt()
     from ..figures import save
 
-    fig, axes = plt.subplots(len(CHANNELS), 1, figsize=(10, 2.8 * len(CHANNELS)),
+    fig, axes = plt.subplots(len(ARMS), 1, figsize=(10, 2.6 * len(ARMS)),
                              sharex=True, squeeze=False)
-    for ax, ch in zip(axes[:, 0], CHANNELS):
+    for ax, arm in zip(axes[:, 0], ARMS):
         marked = False
         for cc in ["udp", *CCS]:
-            runs = res.get((ch, cc)) or {}
+            runs = res.get((arm.split("/")[0], cc) if cc == "udp" else (arm, cc)) or {}
             if not runs:
                 continue
             run = read_run(out / runs[min(runs)]["run"])
@@ -421,8 +455,8 @@ def _handover_goodput(out: Path, res: dict) -> Image:
                     ax.axvline(t, color="k", lw=0.3, alpha=0.4, zorder=0)
                 marked = True
         ax.set_ylabel("goodput (Mbit/s)")
-        ax.set_title(f"channel: {ch} (first seed; grey lines: handovers of the first cc)",
-                     fontsize=9)
+        ax.set_title(f"{arm} (channel/TCP; first seed; grey lines: handovers of CUBIC's "
+                     "run)", fontsize=9)
         ax.legend(fontsize=8)
     axes[-1, 0].set_xlabel("time (s)")
     fig.tight_layout()
@@ -465,9 +499,10 @@ _NOTES = (
     "packaged scenarios). Paper's settings: 28 GHz, 1 GHz, 30 dBm (mmwave-2017 preset), RLC "
     "AM 7 MB, minimum RTO 200 ms, A3 handover with no offset, hysteresis or filtering and a "
     "200 µs time-to-trigger on 1.6 ms reports. Not given by the paper, ns-3 mmWave's of its "
-    "time: RLC timers of its TCP example (4/2/1 ms), 1400 B segments. mmtsim's Linux TCP "
-    "(SACK, RACK-TLP, F-RTO), which ns-3's TCP of 2018 lacked; mmtsim's handover "
-    "interruption (50 ms). Two channel arms: 'fading' (mmtsim's flat Rician/Rayleigh fading, "
+    "time: RLC timers of its TCP example (4/2/1 ms), 1400 B segments. Two TCP stacks: "
+    "mmtsim's Linux TCP (SACK, RACK-TLP, F-RTO) and ns-3 3.27-3.29's timeout rule without "
+    "them (tcp.rto_ssthresh = \"ns3\"); mmtsim's handover interruption (50 ms). Two "
+    "channel arms: 'fading' (mmtsim's flat Rician/Rayleigh fading, "
     "harsher than ns-3's beamformed, frequency-selective channel; with the paper's "
     "unfiltered 200 µs TTT it makes the UE ping-pong between APs of similar path loss, "
     "hundreds of handovers per run) and 'static' (no fading: deterministic, a handful of "
