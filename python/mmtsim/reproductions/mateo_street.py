@@ -386,10 +386,10 @@ def _analyse_handover(out: Path, summary) -> tuple[list[Finding], list[Section],
               f"episode is a run of handovers less than {EPISODE_GAP_S:g} s apart. Recovery "
               f"time: from its last handover until the flow's {WINDOW_S:g} s moving mean of "
               f"goodput first reaches {RECOVERY_SHARE:.0%} of the capacity's over the same "
-              "window (the window's end is the instant), over the episodes that recover before the next one (or "
-              "the end); recovered: the share of episodes that do. Drop: 1 − the lowest ratio "
-              "of the two moving means from the episode's first handover to "
-              f"{DROP_AFTER_S:g} s after its last."),
+              "window (the window's end is the instant), over the episodes that recover "
+              "before the next one (or the end); recovered: the share of episodes that do. "
+              "Drop: 1 − the lowest ratio of the two moving means from the episode's first "
+              f"handover to {DROP_AFTER_S:g} s after its last."),
          _handover_bars(out, res),
          _handover_goodput(out, res)])]
     return findings, sections, numbers
