@@ -183,7 +183,9 @@ def _analyse_square(out: Path, summary) -> tuple[list[Finding], list[Section], d
             "retransmissions\" (Fig. 5)",
             "UEs where YeAH < CUBIC: "
             + (", ".join(_ue_of(f) for f in judged if less[f]) or "none")
-            + "; not: " + (", ".join(_ue_of(f) for f in judged if not less[f]) or "none")
+            + "; not (YeAH ≥ CUBIC): "
+            + (", ".join(f"{_ue_of(f)} {mr['yeah'][f] or 0:.1f} vs {mr['cubic'][f] or 0:.1f}"
+                         for f in judged if not less[f]) or "none")
             + f"; UE4: YeAH {mr['yeah']['ue4-video'] or 0:.1f} vs CUBIC "
               f"{mr['cubic']['ue4-video'] or 0:.1f}" + det,
             all(less[f] for f in judged) and ue4_more if judged else None))
@@ -232,7 +234,10 @@ def _analyse_square(out: Path, summary) -> tuple[list[Finding], list[Section], d
             f"[{ch}] UE0's flow raises UE4's RLC occupancy (both algorithms)",
             "\"the contribution of UE4 to the RLC buffer occupancy increases\" (Fig. 6)",
             "; ".join(f"{cc}: {_bytes(u[('without', cc)]['means'])} → "
-                      f"{_bytes(u[('with', cc)]['means'])} B" for cc in CCS) + det,
+                      f"{_bytes(u[('with', cc)]['means'])} B" for cc in CCS)
+            + "; samples not empty: " + ", ".join(
+                f"{cc} {a} UE0 {_pctf(_mean(u[(a, cc)]['busy']))}" for cc in CCS
+                for a in UE0_ARMS) + det,
             None if None in inc else all(inc)))
         hi = paired_greater(u[("with", "cubic")]["means"], u[("with", "yeah")]["means"])
         findings.append(Finding(
