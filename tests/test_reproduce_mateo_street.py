@@ -100,7 +100,9 @@ def test_packaged_scenarios_are_the_examples_with_the_papers_settings(name, exam
     # Sec. III-A: RLC 7 MB, RTO 200 ms on every flow; ns-3 mmWave's timers.
     from mmtsim.reproductions.paper import MATEO_RLC_BUFFER_MB, MATEO_RTO_MS, MATEO_TTT_US
 
-    assert (MATEO_RLC_BUFFER_MB, MATEO_RTO_MS, MATEO_TTT_US) == (7.0, 200.0, 200.0)
+    assert doc["ran"]["rlc"]["buffer"] == f"{MATEO_RLC_BUFFER_MB:g}MB"
+    assert ho["ttt"] == f"{MATEO_TTT_US:g}us"
+    assert all(f["tcp"]["min_rto"] == f"{MATEO_RTO_MS:g}ms" for f in doc["flows"])
     assert doc["ran"]["rlc"] == {"mode": "am", "buffer": "7MB", "t_poll_retransmit": "4ms",
                                  "t_reordering": "2ms", "t_status_prohibit": "1ms"}
     assert doc["ran"]["channel"] == {"fading": True}
