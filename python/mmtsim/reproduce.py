@@ -44,8 +44,8 @@ from pathlib import Path
 from typing import Any
 
 from . import _toml
-from .reproductions import (measured_5g, mmcptp_nr, mmcptp_trace, xtcp_outage, xtcp_random,
-                             zhang_urban)
+from .reproductions import (mateo_square, mateo_street, measured_5g, mmcptp_nr, mmcptp_trace,
+                             xtcp_outage, xtcp_random, zhang_urban)
 from .reproductions.common import HERE, Finding, Reproduction
 from .reproductions.paper import TABLE_II
 from .reproductions.report import write_report
@@ -84,6 +84,8 @@ REPRODUCTIONS.update({r.name: r for r in (mmcptp_trace.TRACE_REPRODUCTION,
 REPRODUCTIONS.update({zhang_urban.REPRODUCTION.name: zhang_urban.REPRODUCTION})
 # Measured 5G traces (5Gophers 1.0) as rates and through the RAN (measured_5g.py).
 REPRODUCTIONS.update({measured_5g.REPRODUCTION.name: measured_5g.REPRODUCTION})
+# Seed 002 (Mateo et al.): Fig. 3 (mateo_street.py); Figs. 4-6 (mateo_square.py).
+REPRODUCTIONS.update({r.name: r for r in (mateo_street.HANDOVER, mateo_square.SQUARE)})
 
 
 # ---------------------------------------------------------------------------------------

@@ -105,3 +105,20 @@ ZHANG_URBAN_FINDINGS = {
                    "at the base station does not have an impact on the fairness among "
                    "different flows",
 }
+
+
+# ---------------------------------------------------------------------------------------
+# Seed 002 (Mateo et al.): mateo-handover (Fig. 3) and mateo-square (Figs. 4-6);
+# mateo_street.py. The paper prints few numbers; its findings are in that module.
+# ---------------------------------------------------------------------------------------
+
+#: Sec. III-A: the RLC buffer (MB) and RTO (ms) every later study uses.
+MATEO_RLC_BUFFER_MB = 7.0
+MATEO_RTO_MS = 200.0
+#: Sec. III-B: the fixed time-to-trigger of the handover (µs).
+MATEO_TTT_US = 200.0
+#: Sec. III-C: UE0's FTP rate, and "YeAH achieves data rates up to 500 Mbps similar to
+#: CUBIC" (Mbit/s).
+MATEO_UE0_RATE_MBPS = 500.0
+#: Sec. III-C: "CUBIC uses up to five times the RLC buffer space compared to YeAH".
+MATEO_SQUARE_RLC_RATIO = 5.0
