@@ -258,8 +258,8 @@ def los_capacity_mbps(series) -> float | None:
 
 def recoveries_s(t, g, kind: str, target_mbps: float, end_s: float) -> list[float | None]:
     """Per NLOS → LOS instant of ``kind`` before ``end_s``: the seconds until the
-    :data:`RECOVERY_WINDOW_S` moving mean of goodput reaches ``target_mbps``, None if not before the next NLOS
-    period starts (or the run ends)."""
+    :data:`RECOVERY_WINDOW_S` moving mean of goodput reaches ``target_mbps``, None if not
+    before the next NLOS period starts (or the run ends)."""
     from .xtcp_outage import recovery_time_s
 
     iv = nlos_intervals_s(kind)
