@@ -31,9 +31,10 @@ Geometry (ours: the paper's figure gives no coordinates)
 AP at (0, 0, 10) m; the UE at height 1.5 m on y = −50 m walks from x = −15.75 m to
 x = 15.75 m (31.5 m in 21 s) between t = 2 s and t = 23 s, so it is 50 m from the AP at
 the middle of the walk. Every blocker is a box between the path and the AP, its face
-nearest the path 2 m from it. The segment from the AP to the UE at (x, −50) crosses the
-band y ∈ [y_far, y_near] at the fractions f ∈ [|y_far|/50, |y_near|/50] of its length, at
-x' = f·x, low enough (2–3.6 m) to be under every roof; so a box x' ∈ [a, b] hides the UE
+nearest the path 2 m from it (1.7 m for the small obstacles). The segment from the AP to
+the UE at (x, −50) crosses the band y ∈ [y_near, y_far] at the fractions
+f ∈ [|y_far|/50, |y_near|/50] of its length, at x' = f·x and 1.8–3.6 m high, under every
+roof (:func:`blocker` checks it); so a box x' ∈ [a, b] hides the UE
 exactly while some f·x falls in [a, b], and :func:`blocker` solves that for the box that
 gives a wanted NLOS interval of the path (:func:`nlos_intervals_s`):
 
@@ -61,8 +62,9 @@ Choices where the paper is silent (ns-3 mmWave's of its time, or ours), and simp
   buffer is the setting's (1 MB or 7 MB).
 - **Channel**: the preset's NYU 28 GHz path loss with geometric LOS (LOS unless a box is
   in the way), Gauss–Markov fading, no shadowing. NLOS is the NYU NLOS path loss only: no
-  extra penetration loss, and no change of the beamforming gain. At 50 m this leaves about
-  15–20 dB of SINR behind a building, about 1.8 Gbit/s against 2.9 Gbit/s in LOS; the
+  extra penetration loss, and no change of the beamforming gain. At 50 m this leaves a median
+  SINR of about 15 dB behind a building (5–22 dB with the fading; about 43 dB in LOS),
+  about 1.8 Gbit/s against 2.9 Gbit/s in LOS; the
   paper describes NLOS as a deep degradation that drives CUBIC and Scalable back into slow
   start. This is the main modelling difference (see :data:`NOTES`).
 - **RTT** is the flow's mean over every RTT sample of the run (``rtt_mean_ms``), as the
@@ -735,7 +737,8 @@ NOTES = (
     "Geometry is ours (the paper gives none): AP at 10 m, the UE's path 50 m from it, boxes "
     "2 m from the path sized so the NLOS periods are the paper's 13 s, 2 × 4 s and "
     "6 × 0.25 s. NLOS is the NYU 28 GHz NLOS path loss with no extra penetration loss: at "
-    "50 m it leaves about 15–20 dB of SINR and about 1.8 Gbit/s against 2.9 Gbit/s in LOS, "
+    "50 m it leaves a median SINR of about 15 dB (43 dB in LOS) and about 1.8 Gbit/s "
+    "against 2.9 Gbit/s in LOS, "
     "so blockage costs much less here than in the paper, whose NLOS drives CUBIC and "
     "Scalable back into slow start. With the 7 MB buffer a timeout fires in only a few runs "
     "(at a blockage edge); there the 200 ms minimum RTO fires about 0.8 s before the 1 s "
@@ -745,12 +748,12 @@ NOTES = (
     "Linux's: Linux Westwood sets ssthresh to its bandwidth estimate × minimum RTT at the "
     "first loss of slow start, when that estimate still lags, and then climbs by one "
     "segment per RTT, so it ends far below the others (ns-3's Westwood of the time filters "
-    "differently); Vegas is the lowest of the other six. Our BBR (Linux's v1) keeps its "
-    "LOS bandwidth estimate for a few round trips after LOS is lost, overfills the RLC "
-    "buffer and meets losses and timeouts in NLOS, so its RTT rises there; the paper's BBR "
-    "was an ns-3 port of its time. mmtsim has no separate initial-RTO key. RLC AM timers are those of "
-    "ns-3 mmWave's TCP example (4/2/1 ms); the core and remote host delays (1 ms, 10 ms) "
-    "and 1400-byte segments are ns-3 mmWave's TCP examples'.")
+    "differently); Vegas is the lowest of the other six. Our BBR (Linux's v1) fills the "
+    "7 MB RLC buffer in NLOS (its windowed-max bandwidth estimate lags the drop from LOS), "
+    "loses at the buffer and times out repeatedly, so its RTT rises behind the building; "
+    "the paper's BBR was an ns-3 port of its time. mmtsim has no separate initial-RTO key. "
+    "RLC AM timers are those of ns-3 mmWave's TCP example (4/2/1 ms); the core and remote "
+    "host delays (1 ms, 10 ms) and 1400-byte segments are ns-3 mmWave's TCP examples'.")
 
 BUFFER = Reproduction(
     name="mateo-buffer",
