@@ -125,9 +125,10 @@ def test_the_sweeps_expand_to_the_paper_design(name, runs, expected, tmp_path):
 
 
 def test_buffer_reduced_the_1mb_baseline_suffers(tmp_path):
-    """One seed, 7 s (the first NLOS period of every kind begins): CUBIC with a 1 MB RLC buffer
-    moves less than half what it moves with 7 MB; with 7 MB no timeout fires, so the two
-    minimum RTOs give the same throughput (the paper's RTO finding cannot show here)."""
+    """One seed, 7 s (the first NLOS period of every kind begins): CUBIC with a 1 MB RLC
+    buffer moves less than half what it moves with 7 MB. With 7 MB no timeout fires in
+    this seed, so the two minimum RTOs give the same throughput: the minimum RTO matters
+    only in runs with a timeout (a few seeds of the full study)."""
     out = tmp_path / "buffer"
     r = cli("reproduce", "mateo-buffer", "--runs", "1", "--duration", "7s", "--out", str(out),
             "--workers", "2", "--no-timeseries", "--quiet")
@@ -146,9 +147,9 @@ def test_buffer_reduced_the_1mb_baseline_suffers(tmp_path):
 
 def test_blockage_reduced_directions(tmp_path):
     """One seed, 7 s (the building's NLOS from 6 s, the first small building's from 5 s,
-    the first obstacle at 4.5 s): YeAH keeps a lower RTT than CUBIC and Scalable under every kind of
-    blockage, Scalable the highest of the loss-based; Vegas moves less than CUBIC. The
-    overall ellipse of an algorithm pools its runs of the three kinds (n = 3)."""
+    the first obstacle at 4.5 s): YeAH keeps a lower RTT than CUBIC and Scalable under
+    every kind of blockage, Scalable the highest of the loss-based; Vegas moves less than
+    CUBIC. The overall ellipse of an algorithm pools its runs of the three kinds (n = 3)."""
     out = tmp_path / "blockage"
     r = cli("reproduce", "mateo-blockage", "--runs", "1", "--duration", "7s", "--out",
             str(out), "--workers", "2", "--no-timeseries", "--quiet")
