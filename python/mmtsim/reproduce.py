@@ -44,8 +44,8 @@ from pathlib import Path
 from typing import Any
 
 from . import _toml
-from .reproductions import (mateo_square, mateo_street, measured_5g, mmcptp_nr, mmcptp_trace,
-                             xtcp_outage, xtcp_random, zhang_urban)
+from .reproductions import (mateo_blockage, mateo_square, mateo_street, measured_5g, mmcptp_nr,
+                             mmcptp_trace, xtcp_outage, xtcp_random, zhang_urban)
 from .reproductions.common import HERE, Finding, Reproduction
 from .reproductions.paper import TABLE_II
 from .reproductions.report import write_report
@@ -86,6 +86,8 @@ REPRODUCTIONS.update({zhang_urban.REPRODUCTION.name: zhang_urban.REPRODUCTION})
 REPRODUCTIONS.update({measured_5g.REPRODUCTION.name: measured_5g.REPRODUCTION})
 # Seed 002 (Mateo et al.): Fig. 3 (mateo_street.py); Figs. 4-6 (mateo_square.py).
 REPRODUCTIONS.update({r.name: r for r in (mateo_street.HANDOVER, mateo_square.SQUARE)})
+# Seed 002 (Mateo et al.), Sec. III-A: Fig. 1 and Fig. 2 (mateo_blockage.py).
+REPRODUCTIONS.update({r.name: r for r in (mateo_blockage.BUFFER, mateo_blockage.BLOCKAGE)})
 
 
 # ---------------------------------------------------------------------------------------

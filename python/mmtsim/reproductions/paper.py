@@ -122,3 +122,29 @@ MATEO_TTT_US = 200.0
 MATEO_UE0_RATE_MBPS = 500.0
 #: Sec. III-C: "CUBIC uses up to five times the RLC buffer space compared to YeAH".
 MATEO_SQUARE_RLC_RATIO = 5.0
+
+
+# ---------------------------------------------------------------------------------------
+# Seed 002 (Mateo et al.), Sec. III-A: mateo-buffer (Fig. 1), mateo-blockage (Fig. 2).
+# Used by mateo_blockage.py. The paper prints no numbers for these figures: its stated
+# findings, quoted.
+# ---------------------------------------------------------------------------------------
+
+#: Fig. 1 (text of Sec. III-A): CUBIC under {1 MB, 1 s}, {7 MB, 1 s}, {7 MB, 200 ms}.
+MATEO_FIG1 = {
+    "baseline": "\"The limited RLC buffer size of the baseline setting causes CUBIC to suffer "
+                "considerably from wireless losses\"",
+    "slow_start": "\"the protocol persistently fails to reach the congestion avoidance phase\"",
+    "recovery": "\"in NLoS periods, the latter [7 MB + 200 ms] provides a significant "
+                "advantage to recover faster from NLoS-LoS transitions\"",
+}
+#: Fig. 2 (text of Sec. III-A): the seven algorithms, RLC 7 MB, RTO 200 ms.
+MATEO_FIG2 = {
+    "short_nlos": "CUBIC's growth \"enables prompt recovery and is particularly suitable for "
+                  "short NLoS periods\"; Scalable \"provides similar performance\"",
+    "rtt_swing": "CUBIC and Scalable: \"their performance differs considerably from one "
+                 "scenario to another\", \"very susceptible to LoS-NLoS transitions in RTT\"",
+    "vegas": "\"Vegas consistently achieves the lowest throughput\"",
+    "low_rtt": "YeAH limits buffering; BBR \"has a very similar performance to YeAH\"",
+    "bbr_lowest": "BBR \"achieves a lower RTT among all the scenarios\"",
+}
