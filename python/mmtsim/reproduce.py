@@ -45,6 +45,7 @@ from typing import Any
 
 from . import _toml
 from .reproductions import mmcptp_nr, mmcptp_trace, xtcp_outage, xtcp_random
+from .reproductions import zhang_lte, zhang_train
 from .reproductions.common import HERE, Finding, Reproduction
 from .reproductions.paper import TABLE_II
 from .reproductions.report import write_report
@@ -79,6 +80,8 @@ REPRODUCTIONS.update({r.name: r for r in (mmcptp_nr.SINGLE, mmcptp_nr.MULTI)})
 # Seed 004, trace-driven (mmcptp_trace.py).
 REPRODUCTIONS.update({r.name: r for r in (mmcptp_trace.TRACE_REPRODUCTION,
                                           mmcptp_trace.RTT_REPRODUCTION)})
+# Seed 003, the high-speed train (zhang_train.py) and its LTE comparison (zhang_lte.py).
+REPRODUCTIONS.update({r.name: r for r in (zhang_train.REPRODUCTION, zhang_lte.REPRODUCTION)})
 
 
 # ---------------------------------------------------------------------------------------
