@@ -350,36 +350,51 @@ def analyse(out: Path, summary) -> tuple[list[Finding], list[Section], dict]:
             "0.97–1.14",
             ", ".join(f"{CC_LABEL[c]} {mr[c]:.2f}" for c in CCS),
             loss > 1.0 and loss > mr["bbr"] and abs(mr["bbr"] - 1.0) < 0.15))
-    # 5. CoDel: less goodput than the large buffer, much lower latency; above small.
-    trade, above_small, clines = [], [], []
-    for s in SERVERS:
-        for m in MSS:
-            for cc in LOSS_BASED:
-                gl, gc, gs = gm(s, "large", cc, m), gm(s, "codel", cc, m), gm(s, "small", cc, m)
-                rl, rc = rm(s, "large", cc, m), rm(s, "codel", cc, m)
-                if None in (gl, gc, gs, rl, rc):
-                    continue
-                base = MIN_RTT_S[s] * 1e3
+    # 5. CoDel, remote server (Fig. 2a): less goodput than the large buffer, much lower
+    # latency, more goodput than the small buffer. Edge: as the BDP buffer.
+    trade, above_small, clines, same, elines_c = [], [], [], [], []
+    for m in MSS:
+        for cc in LOSS_BASED:
+            gl, gc, gs = (gm("remote", b, cc, m) for b in ("large", "codel", "small"))
+            rl, rc = rm("remote", "large", cc, m), rm("remote", "codel", cc, m)
+            if None not in (gl, gc, gs, rl, rc):
+                base = MIN_RTT_S["remote"] * 1e3
                 # "Much lower latency": at most half the large buffer's queueing delay.
                 trade.append(gc <= gl and (rc - base) <= 0.5 * (rl - base))
                 above_small.append(gc >= gs)
-                clines.append(f"{s}/{CC_LABEL[cc]}/{m}: {gl:.0f}→{gc:.0f} Mbit/s, "
-                              f"{rl:.0f}→{rc:.0f} ms")
+                clines.append(f"{CC_LABEL[cc]}/{m}: {gl:.0f}→{gc:.0f} Mbit/s, "
+                              f"{rl:.0f}→{rc:.0f} ms (small buffer {gs:.0f} Mbit/s)")
+            el, ec = gm("edge", "large", cc, m), gm("edge", "codel", cc, m)
+            tl, tc = rm("edge", "large", cc, m), rm("edge", "codel", cc, m)
+            if None not in (el, ec, tl, tc):
+                # "Equivalent": goodput within 5 %, RTT within 1 ms.
+                same.append(abs(ec - el) <= 0.05 * el and abs(tc - tl) <= 1.0)
+                elines_c.append(f"{CC_LABEL[cc]}/{m}: {el:.0f}/{ec:.0f} Mbit/s, "
+                                f"{tl:.1f}/{tc:.1f} ms")
     if trade:
         findings.append(Finding(
-            "CoDel on the large buffer trades goodput for much lower latency (loss-based "
-            "TCP: goodput ≤ the large buffer's, queueing delay over the minimum RTT at most "
-            "half of it)",
+            "Remote server: CoDel on the large buffer trades goodput for much lower latency "
+            "(loss-based TCP: goodput ≤ the large buffer's, queueing delay over the minimum "
+            "RTT at most half of it)",
             "\"the latency is equivalent to the one associated with the small buffer\"; "
             "goodput below the BDP buffer's",
-            f"holds in {sum(trade)} of {len(trade)}: " + "; ".join(clines),
+            f"holds in {sum(trade)} of {len(trade)}: BDP buffer → with CoDel: "
+            + "; ".join(clines),
             all(trade)))
         findings.append(Finding(
-            "With CoDel the goodput is above the small buffer's (loss-based TCP)",
+            "Remote server: with CoDel the goodput is above the small buffer's (loss-based "
+            "TCP)",
             "\"the goodput with the AQM option is larger than that with the smallest "
-            "buffer\"",
+            "buffer\" (Fig. 2a)",
             f"above in {sum(above_small)} of {len(above_small)}",
             all(above_small)))
+    if same:
+        findings.append(Finding(
+            "Edge server: CoDel performs as the BDP buffer without AQM (loss-based TCP: "
+            "goodput within 5 %, RTT within 1 ms)",
+            "\"its performance is indeed equivalent to having BDP buffers without AQM\"",
+            f"equivalent in {sum(same)} of {len(same)} (BDP / CoDel): " + "; ".join(elines_c),
+            all(same)))
     # 6. Edge below remote for CUBIC and HighSpeed with the small buffer.
     elines, edge_low = [], []
     for cc in ("cubic", "highspeed"):
