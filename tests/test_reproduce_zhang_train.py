@@ -66,6 +66,8 @@ def test_the_packaged_scenarios():
         assert [g["position_m"][0] for g in doc["ran"]["gnbs"]] == [0, 580, 1160, 1740]
         assert all(g["position_m"][2] == 35 for g in doc["ran"]["gnbs"])
         assert doc["ran"]["ues"][0]["mobility"]["velocity_mps"] == [30, 0, 0]  # 108 km/h
+        # ns-3 mmWave's PDCP: no reordering (mmtsim's default, 0).
+        assert "pdcp_t_reordering" not in doc["ran"]
     assert train["ran"]["ues"][0]["secondary"] == "g2"
     assert "secondary" not in lte["ran"]["ues"][0]
     assert train["ran"]["rlc"]["buffer"] == "1.5MB" and lte["ran"]["rlc"]["buffer"] == "0.2MB"

@@ -267,8 +267,8 @@ NOTES = (
     "cell of the run. The paper prints LTE's small buffers only (50 % of the BDP: 0.2 MB "
     "remote, 0.08 MB edge); the BDP buffers are taken as twice them. Table 1's CUBIC / "
     "mmWave / remote / BDP entry reads \"22\" in our copy of the text, taken as 2.2. The "
-    "ratio is per seed (paired), then averaged. Geometry, duration and the mmWave arm are "
-    "zhang-train's (see its notes)."
+    "ratio is per seed (paired), then averaged. Geometry, duration, PDCP (no reordering, "
+    "ns-3 mmWave's) and the mmWave arm are zhang-train's (see its notes)."
 )
 
 REPRODUCTION = Reproduction(
