@@ -48,6 +48,9 @@ BUFS = ["large", "small"]  # Table 1's column order: BDP, then the small buffer
 #: LTE buffers: the paper's small ones (50 % of the BDP, footnote 4) and twice them.
 LTE_BUFFERS = {"remote": {"small": "0.2MB", "large": "0.4MB"},
                "edge": {"small": "0.08MB", "large": "0.16MB"}}
+#: "Far more": the mmWave gain of a 14 kB MSS exceeds LTE's by at least this (10 % points;
+#: the paper's: +70 % against −3 %).
+FAR_MORE = 0.10
 #: mmWave buffers: 10 % and 100 % of the BDP at 3 Gbit/s.
 MMWAVE_SHARE = {"small": 0.1, "large": 1.0}
 
@@ -137,15 +140,14 @@ def analyse(out: Path, summary) -> tuple[list[Finding], list[Section], dict]:
         paper_more = sum(ZHANG_TABLE_1[cc]["mmwave"][c] > ZHANG_TABLE_1[cc]["lte"][c]
                          for cc in LOSS_BASED for c in cols)
         findings.append(Finding(
-            "A large MSS helps loss-based TCP more on mmWave than on LTE (the direction: "
-            "mean Table 1 ratio of NewReno, CUBIC, HighSpeed over server × buffer, and "
-            "mmWave above LTE in most cells; the paper's \"far more\" is the size, compare "
-            "the gains)",
+            "A large MSS helps loss-based TCP far more on mmWave than on LTE (mean Table 1 "
+            "ratio of NewReno, CUBIC, HighSpeed over server × buffer: mmWave's gain at least "
+            f"{FAR_MORE:.0%} points above LTE's, and mmWave above LTE in most cells)",
             f"mmWave {pm:.2f} vs LTE {pl_:.2f} (gain {pm - 1:+.0%} vs {pl_ - 1:+.0%}); "
             f"mmWave above LTE in {paper_more} of 12",
             f"mmWave {mm:.2f} vs LTE {lte:.2f} (gain {mm - 1:+.0%} vs {lte - 1:+.0%}); "
             f"mmWave above LTE in {more} of {len(pairs)}",
-            mm > lte and more > len(pairs) / 2))
+            mm - lte >= FAR_MORE and more > len(pairs) / 2))
     bbr = {k: mean_of("bbr", k) for k in LINKS}
     if None not in bbr.values():
         findings.append(Finding(
