@@ -499,7 +499,7 @@ def _fig2(out: Path, g) -> list[Section]:
 
     from ..figures import save
 
-    fig, axes = plt.subplots(2, 2, figsize=(13, 7), sharex=True)
+    fig, axes = plt.subplots(2, 2, figsize=(13, 7.8), sharex=True)
     combos = [(b, m) for m in MSS for b in BUFFERS]
     width = 0.8 / len(combos)
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
@@ -528,9 +528,10 @@ def _fig2(out: Path, g) -> list[Section]:
                 ax.set_ylabel("RTT (ms)")
             ax.set_xticks(x, [CC_LABEL[c] for c in CCS])
             ax.set_ylim(bottom=0)  # a wide interval of few runs must not go below zero
-    axes[0][0].legend(fontsize=7, ncol=2)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=8)
     fig.suptitle("zhang-train (cf. seed 003, Fig. 2): goodput and RTT, mean ± 95 % CI")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
     save(fig, out / "figures" / "fig2-goodput-rtt")
     return [Section("Fig. 2-like: goodput and RTT per algorithm, buffer and MSS",
                     [image(fig, "Fig. 2-like")])]
