@@ -45,7 +45,8 @@ from typing import Any
 
 from . import _toml
 from .reproductions import (mateo_blockage, mateo_square, mateo_street, measured_5g, mmcptp_nr,
-                             mmcptp_trace, xtcp_outage, xtcp_random, zhang_urban)
+                             mmcptp_trace, xtcp_outage, xtcp_random, zhang_lte, zhang_train,
+                             zhang_urban)
 from .reproductions.common import HERE, Finding, Reproduction
 from .reproductions.paper import TABLE_II
 from .reproductions.report import write_report
@@ -88,6 +89,8 @@ REPRODUCTIONS.update({measured_5g.REPRODUCTION.name: measured_5g.REPRODUCTION})
 REPRODUCTIONS.update({r.name: r for r in (mateo_street.HANDOVER, mateo_square.SQUARE)})
 # Seed 002 (Mateo et al.), Sec. III-A: Fig. 1 and Fig. 2 (mateo_blockage.py).
 REPRODUCTIONS.update({r.name: r for r in (mateo_blockage.BUFFER, mateo_blockage.BLOCKAGE)})
+# Seed 003, the high-speed train (zhang_train.py) and its LTE comparison (zhang_lte.py).
+REPRODUCTIONS.update({r.name: r for r in (zhang_train.REPRODUCTION, zhang_lte.REPRODUCTION)})
 
 
 # ---------------------------------------------------------------------------------------

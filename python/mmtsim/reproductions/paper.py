@@ -148,3 +148,45 @@ MATEO_FIG2 = {
     "low_rtt": "YeAH limits buffering; BBR \"has a very similar performance to YeAH\"",
     "bbr_lowest": "BBR \"achieves a lower RTT among all the scenarios\"",
 }
+
+
+# ---------------------------------------------------------------------------------------
+# Seed 003 (Zhang et al., "Will TCP work in mmWave 5G?"): zhang-train (Fig. 2) and
+# zhang-lte (Table 1, Fig. 3). Used by zhang_train.py and zhang_lte.py.
+# ---------------------------------------------------------------------------------------
+
+#: Table 1: goodput with MSS P = 14 kB over goodput with P = 1.4 kB, per algorithm, link
+#: and "server/buffer"; "large" is the BDP buffer, "small" 10 % of the BDP on mmWave and
+#: 50 % on LTE (footnote 4). CUBIC, mmWave, remote, BDP is printed "22" in the text we
+#: have, its decimal point lost: read as 2.2 (every other entry lies in 0.65–3.96).
+ZHANG_TABLE_1 = {
+    "newreno": {"lte": {"remote/large": 1.06, "remote/small": 1.17,
+                        "edge/large": 0.80, "edge/small": 0.65},
+                "mmwave": {"remote/large": 1.81, "remote/small": 3.96,
+                           "edge/large": 1.27, "edge/small": 1.15}},
+    "cubic": {"lte": {"remote/large": 1.06, "remote/small": 1.15,
+                      "edge/large": 1.03, "edge/small": 0.89},
+              "mmwave": {"remote/large": 2.2, "remote/small": 1.83,
+                         "edge/large": 1.89, "edge/small": 1.44}},
+    "highspeed": {"lte": {"remote/large": 1.08, "remote/small": 0.9,
+                          "edge/large": 0.94, "edge/small": 0.95},
+                  "mmwave": {"remote/large": 1.09, "remote/small": 1.69,
+                             "edge/large": 1.05, "edge/small": 0.98}},
+    "bbr": {"lte": {"remote/large": 1.00, "remote/small": 0.96,
+                    "edge/large": 1.02, "edge/small": 0.82},
+            "mmwave": {"remote/large": 1.14, "remote/small": 0.97,
+                       "edge/large": 1.06, "edge/small": 1.06}},
+}
+#: The RLC buffers the paper prints (MB): mmWave 10 % / 100 % of the BDP at 3 Gbit/s,
+#: LTE's small buffer 50 % of its BDP (footnote 4; its large one is not printed).
+ZHANG_BUFFERS_MB = {
+    "mmwave": {"remote/small": 1.5, "remote/large": 15.0,
+               "edge/small": 0.15, "edge/large": 1.5},
+    "lte": {"remote/small": 0.2, "edge/small": 0.08},
+}
+#: Text on Fig. 2: with the small buffer, CUBIC and HighSpeed lose this share of their
+#: goodput with the edge server against the remote one, per MSS.
+ZHANG_EDGE_LOSS_SMALL_BUFFER = {"1.4kB": 0.30, "14kB": 0.50}
+#: Text on Fig. 2: the best goodput (BBR, large buffer, remote) is this far below the
+#: maximum achievable rate, Mbit/s.
+ZHANG_BBR_GAP_TO_MAX_MBPS = 400.0
