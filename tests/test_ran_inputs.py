@@ -74,6 +74,8 @@ CASES = [
      ["ran.interference", "1", '"active"']),
     ("zero-channel-update", ('preset = "mmwave-2017"', 'preset = "mmwave-2017"\nchannel_update = "0s"'),
      ["ran.channel_update", "longer than zero"]),
+    ("pdcp-sn-length-not-in-38323", ('preset = "mmwave-2017"', 'preset = "mmwave-2017"\npdcp_sn_bits = 16'),
+     ["ran.pdcp_sn_bits", "16", "12 or 18"]),
     ("random-walk-without-area", ('area = { min_m = [-100, -100], max_m = [100, 100] }\n', ''),
      []),
     ("waypoint-pauses-mismatch", ('position_m = [20, 0, 1.5]', 'position_m = [20, 0, 1.5]\nmobility = { kind = "waypoints", points_m = [[30, 0, 1.5]], speed_mps = 1, pauses = ["1s", "2s"] }'),

@@ -424,6 +424,19 @@ mod tests {
     }
 
     #[test]
+    fn the_18_bit_sn_keeps_a_gap_of_thousands_inside_the_window() {
+        // TS 38.323 §7.1: Window_Size = 2^(SN length − 1), 131072 COUNTs at 18 bits, so
+        // the 3000-packet gap that the 12-bit window refuses above is taken in order.
+        let mut r = PdcpRx::new(&PdcpConfig::nr(SimTime::ZERO));
+        assert_eq!(rx(&mut r, ms(1), &[0]), vec![0]);
+        assert_eq!(rx(&mut r, ms(2), &[3001, 3002]), vec![3001, 3002]);
+        assert_eq!(r.stats().discarded, 0);
+        // One beyond the window is still refused.
+        assert!(rx(&mut r, ms(3), &[3003 + (1 << 17)]).is_empty());
+        assert_eq!(r.stats().discarded, 1);
+    }
+
+    #[test]
     fn header_is_added_and_counts_increase() {
         let mut tx = PdcpTx::new(&PdcpConfig::nr(ms(10)));
         assert_eq!(

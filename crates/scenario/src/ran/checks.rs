@@ -62,6 +62,15 @@ pub fn validate(
             ),
         ));
     }
+    if !matches!(r.pdcp_sn_bits, 12 | 18) {
+        errs.push((
+            "ran.pdcp_sn_bits".into(),
+            format!(
+                "{}: expected 12 or 18 (the SN lengths of TS 38.323 §6.2.2)",
+                r.pdcp_sn_bits
+            ),
+        ));
+    }
     if r.channel_update.0 == 0 {
         errs.push((
             "ran.channel_update".into(),

@@ -212,9 +212,12 @@ pub fn ran_config(
         .collect();
     Ok(RanConfig {
         rlc,
-        pdcp: PdcpConfig {
-            t_reordering: r.pdcp_t_reordering.time(),
-            ..PdcpConfig::default()
+        pdcp: match r.pdcp_sn_bits {
+            18 => PdcpConfig::nr(r.pdcp_t_reordering.time()),
+            _ => PdcpConfig {
+                t_reordering: r.pdcp_t_reordering.time(),
+                ..PdcpConfig::default()
+            },
         },
         channel_update: r.channel_update.time(),
         interference: r.interference.mode(),
