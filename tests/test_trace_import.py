@@ -176,6 +176,25 @@ def test_irish5g_seconds_units_and_radio(tmp_path: Path):
     assert rows(ul)[0] == (0, 0.05)
 
 
+def test_irish5g_times_do_not_depend_on_the_machines_time_zone(tmp_path: Path, monkeypatch):
+    """Across New York's change to winter time (2019-11-03, 02:00 → 01:00 local) a local
+    reading of the log's clock would see a 3601 s step between two consecutive seconds."""
+    import time
+
+    text = "\n".join([IRISH_HEADER,
+                      irish_row("2019.11.03_01.59.59", "5G", "3.0", 1000),
+                      irish_row("2019.11.03_02.00.00", "5G", "4.0", 2000)]) + "\n"
+    f = write(tmp_path, "B_2019.11.03_01.59.59.csv", text)
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    try:
+        out, _ = convert("irish5g", f, "csv")
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    assert rows(out) == [(0, 1.0), (1, 2.0)]
+
+
 def test_generic_csv_units_and_shift(tmp_path: Path):
     f = write(tmp_path, "g.csv", "t_ms,tput_kbps,snr\n1000,500,3\n1500,0,-2\n3000,2500,10\n")
     text, _ = convert("csv", f, "csv", Options(time_col="t_ms", time_unit="ms", rate_col="tput_kbps",

@@ -87,7 +87,7 @@ from __future__ import annotations
 import csv
 import math
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 FORMATS = ("5gophers", "lumos5g", "irish5g", "csv")
@@ -320,7 +320,11 @@ def read_lumos5g(path: Path, opts: Options) -> Series:
 
 def _gnettrack_time(t: _Table, line: int, value: str) -> float:
     try:
-        return datetime.strptime(value, "%Y.%m.%d_%H.%M.%S").timestamp()
+        # The log's wall-clock time, read as UTC whatever the machine's zone: local time
+        # would put an hour's jump (or a step back) at a daylight-saving change of the
+        # machine running the import, and make the trace differ between machines.
+        return datetime.strptime(value, "%Y.%m.%d_%H.%M.%S").replace(
+            tzinfo=timezone.utc).timestamp()
     except ValueError:
         raise TraceImportError(t.path, f"timestamp {value!r} is not YYYY.MM.DD_hh.mm.ss",
                                line=line, column="Timestamp") from None

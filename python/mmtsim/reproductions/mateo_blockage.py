@@ -645,8 +645,13 @@ def _blockage_analyse(out: Path, summary) -> tuple[list[Finding], list[Section],
             "Vegas has the lowest throughput", MATEO_FIG2["vegas"],
             "mean over the three scenarios: " + ", ".join(
                 f"{CC_LABEL[c]} {allm[c]:.0f}" for c in sorted(CCS, key=lambda c: allm[c]))
-            + f" Mbit/s (lowest: {CC_LABEL[low]}; without Westwood: {CC_LABEL[rest]})",
-            low == "vegas"))
+            + f" Mbit/s (lowest: {CC_LABEL[low]}; without Westwood: {CC_LABEL[rest]}); "
+            "lowest per scenario: " + ", ".join(
+                f"{s_} {CC_LABEL[min(CCS, key=lambda c: tput[c, s_][0])]}"
+                for s_ in BLOCKAGE_ORDER),
+            # "consistently": lowest in every scenario, not only on the pooled mean.
+            low == "vegas" and all(min(CCS, key=lambda c: tput[c, s_][0]) == "vegas"
+                                   for s_ in BLOCKAGE_ORDER)))
         r = {cc: rtt[cc, "all"][0] for cc in CCS}
         loss_based = ["newreno", "scalable", "cubic"]
         order = " ms (mean RTT over the three scenarios: " + ", ".join(

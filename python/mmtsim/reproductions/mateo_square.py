@@ -189,13 +189,17 @@ def _analyse_square(out: Path, summary) -> tuple[list[Finding], list[Section], d
             + f"; UE4: YeAH {mr['yeah']['ue4-video'] or 0:.1f} vs CUBIC "
               f"{mr['cubic']['ue4-video'] or 0:.1f}" + det,
             all(less[f] for f in judged) and ue4_more if judged else None))
-        top = {cc: max(SQUARE_FLOWS, key=lambda f: share[cc][f] or 0) for cc in CCS}
+        # The paper's words are "number"; its Fig. 5 also draws each UE's mix, so both
+        # are shown and the number is judged.
+        top = {cc: max(SQUARE_FLOWS, key=lambda f: mr[cc][f] or 0) for cc in CCS}
         findings.append(Finding(
-            f"[{ch}] UE2 has the highest share of retransmissions with both algorithms",
+            f"[{ch}] UE2 has the highest number of retransmissions with both algorithms",
             "\"UE2 has comparatively the highest number of retransmissions with both "
             "protocols\" (Fig. 5)",
-            "; ".join(f"{cc}: highest {_ue_of(top[cc])} ({_pctf(share[cc][top[cc]])}), UE2 "
-                      f"{_pctf(share[cc]['ue2-video'])}" for cc in CCS) + det,
+            "; ".join(f"{cc}: highest {_ue_of(top[cc])} ({mr[cc][top[cc]] or 0:.1f}, "
+                      f"{_pctf(share[cc][top[cc]])} of its segments), UE2 "
+                      f"{mr[cc]['ue2-video'] or 0:.1f} ({_pctf(share[cc]['ue2-video'])})"
+                      for cc in CCS) + det,
             all(top[cc] == "ue2-video" for cc in CCS)))
         st = {cc: sum(mr[cc][f] or 0 for f in SQUARE_FLOWS if _ue_of(f) in STATIC_UES)
               for cc in CCS}
@@ -245,12 +249,15 @@ def _analyse_square(out: Path, summary) -> tuple[list[Finding], list[Section], d
             "\"CUBIC causes higher buffer occupancy on average\" (Fig. 6)",
             f"UE4 with UE0: CUBIC {_bytes(u[('with', 'cubic')]['means'])}, YeAH "
             f"{_bytes(u[('with', 'yeah')]['means'])} B" + det, hi))
-        ratios = {}
+        ratios, yeah_empty = {}, []
         for f in SQUARE_FLOWS:
             a = _mean(rlc_mean[(ch, "with", "cubic")][_ue_of(f)])
             b = _mean(rlc_mean[(ch, "with", "yeah")][_ue_of(f)])
             if a is not None and b is not None and a > 0 and b > 0:
                 ratios[_ue_of(f)] = a / b
+            elif a and b == 0:
+                # No ratio to judge, but not hidden: CUBIC queues where YeAH never does.
+                yeah_empty.append(_ue_of(f))
         numbers[ch]["rlc"]["cubic_over_yeah"] = ratios
         best = max(ratios, key=ratios.get) if ratios else None
         findings.append(Finding(
@@ -260,7 +267,9 @@ def _analyse_square(out: Path, summary) -> tuple[list[Finding], list[Section], d
             "compared to YeAH\"",
             ("-" if best is None else
              f"largest ratio {ratios[best]:.2f} ({best}); "
-             + ", ".join(f"{k} {v:.2f}" for k, v in ratios.items())) + det,
+             + ", ".join(f"{k} {v:.2f}" for k, v in ratios.items()))
+            + (f"; CUBIC queues, YeAH never: {', '.join(yeah_empty)}" if yeah_empty else "")
+            + det,
             None if best is None else 2.5 <= ratios[best] <= 10.0))
         sections.append(_square_section(out, ch, w, mr, share, u, ratios))
     return findings, sections, numbers

@@ -18,8 +18,10 @@ One run (``measured-5g.toml``) carries both modes side by side on separate paths
 SINR (derived from the measured rate, not measured: rule 7 of
 :mod:`mmtsim.trace_import`; 5Gophers has no radio measurement), both with a round trip of
 about 20 ms and 4 MB in front of the bottleneck. The sweep: trace × congestion control
-(both flows the same algorithm), one run per cell — the traces are fixed and nothing is
-random in either path, so a second seed gives the same numbers.
+(both flows the same algorithm), ``runs`` seeds per cell (default 1). The traces are
+fixed and the rate path draws nothing at random, but the RAN path draws each transport
+block's decoding (the equivalent SINR sits on the MCS thresholds, at 10 % BLER), so its
+figures move with the seed: with ``--runs N`` every figure is the mean over the N seeds.
 
 What is reported, per trace, algorithm and mode: goodput (application bytes over the
 run), its share of the capacity (the rate trace's integral over the run for ``rate``;
@@ -130,17 +132,38 @@ def _sweep(runs: int, duration: str | None) -> dict:
     }
 
 
-def _cells(summary) -> dict[tuple[str, str], dict]:
-    """(trace, cc) → {mode: flow summary, "_sim_s": run length, "_run": the run}."""
+#: The flow figures the analysis reads, averaged over a cell's seeds.
+_FIGURES = ("goodput_mbps", "srtt_time_mean_ms", "retransmits", "rtos")
+
+
+def _mean_flow(flows: list[dict]) -> dict:
     out = {}
-    for r in summary.ok_runs:
-        flows = {f["name"]: f for f in r.summary["flows"]}
-        key = (r.group.get("trace"), r.group.get("cc"))
-        if key in out:  # one run per cell is the whole answer (nothing random)
-            continue
-        out[key] = {"rate": flows["rate"], "ran": flows["ran"],
-                    "_sim_s": r.summary["sim_seconds"], "_run": r}
+    for k in _FIGURES:
+        vs = [f.get(k) for f in flows]
+        out[k] = None if None in vs else sum(vs) / len(vs)
     return out
+
+
+def _cells(summary) -> dict[tuple[str, str], dict]:
+    """(trace, cc) → {mode: the flow's figures, mean over the cell's seeds; "_sim_s": run
+    length; "_n": seeds}."""
+    runs: dict[tuple[str, str], list] = {}
+    for r in summary.ok_runs:
+        runs.setdefault((r.group.get("trace"), r.group.get("cc")), []).append(r)
+    out = {}
+    for key, rs in runs.items():
+        flows = [{f["name"]: f for f in r.summary["flows"]} for r in rs]
+        out[key] = {m: _mean_flow([fl[m] for fl in flows]) for m in MODES}
+        out[key]["_sim_s"] = rs[0].summary["sim_seconds"]
+        out[key]["_n"] = len(rs)
+    return out
+
+
+def _count(x) -> str:
+    """A count, or its mean over seeds (one decimal when not whole)."""
+    if x is None:
+        return "-"
+    return f"{x:.0f}" if x == int(x) else f"{x:.1f}"
 
 
 def _f(x, digits=1):
@@ -173,8 +196,8 @@ def _analyse(out: Path, summary) -> tuple[list[Finding], list[Section], dict]:
             numbers["cells"][f"{t}/{cc}"] = rec
             rows.append([cc] + [x for mode in MODES for x in (
                 _f(rec[mode]["goodput_mbps"]), f"{rec[mode]['share_of_measured']:.0%}",
-                _f(rec[mode]["srtt_time_mean_ms"], 0), str(rec[mode]["retransmits"]),
-                str(rec[mode]["rtos"]))])
+                _f(rec[mode]["srtt_time_mean_ms"], 0), _count(rec[mode]["retransmits"]),
+                _count(rec[mode]["rtos"]))])
         sections.append(Section(f"{TRACES[t][2]} ({TRACES[t][0]}.csv)", [
             Note(f"Capacity over the run: measured {cap['rate']:.1f} Mbit/s mean; the RAN's "
                  f"nominal rate of the equivalent SINR {cap['ran']:.1f} Mbit/s mean. "
