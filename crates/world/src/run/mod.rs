@@ -155,6 +155,97 @@ struct Sim {
 
 /// Runs a validated scenario to its end.
 pub fn run(loaded: &Loaded, ctl: &RunControl) -> Result<RunOutput, RunError> {
+    let mut stepper = Stepper::new(loaded, ctl)?;
+    stepper.run_until(stepper.end())?;
+    stepper.finish()
+}
+
+/// A run advanced in steps: [`run`] is `new`, `run_until(end)`, `finish`, and any
+/// sequence of `run_until` calls up to the end dispatches the same events in the same
+/// order (a step only says where to pause). A driver that feeds the run from outside
+/// (real time) pauses it at the wall clock's instant.
+pub struct Stepper<'a> {
+    sim: Sim,
+    loaded: &'a Loaded,
+    ctl: RunControl,
+    seed: u64,
+    nodes: Vec<String>,
+    /// Events since the last look at the progress and cancel flags.
+    since_check: u32,
+}
+
+impl<'a> Stepper<'a> {
+    /// Builds the run: nothing is dispatched yet.
+    pub fn new(loaded: &'a Loaded, ctl: &RunControl) -> Result<Self, RunError> {
+        let (sim, seed, nodes) = build_sim(loaded, ctl)?;
+        Ok(Stepper {
+            sim,
+            loaded,
+            ctl: ctl.clone(),
+            seed,
+            nodes,
+            since_check: 0,
+        })
+    }
+
+    /// The scenario's end: events up to and including it are dispatched.
+    pub fn end(&self) -> SimTime {
+        self.sim.end
+    }
+
+    /// The instant of the next event to dispatch, if one is due by the end.
+    pub fn next_event(&self) -> Option<SimTime> {
+        self.sim.q.peek_time().filter(|&t| t <= self.sim.end)
+    }
+
+    /// Dispatches every event at or before `until` (and the end).
+    pub fn run_until(&mut self, until: SimTime) -> Result<(), RunError> {
+        let limit = until.min(self.sim.end);
+        while let Some(t) = self.sim.q.peek_time() {
+            if t > limit {
+                break;
+            }
+            let (now, ev) = self.sim.q.pop().expect("peeked");
+            self.sim.dispatch(now, ev);
+            self.since_check += 1;
+            if self.since_check >= 1 << 16 {
+                self.since_check = 0;
+                if let Some(p) = &self.ctl.progress_ns {
+                    p.store(now.ns(), Ordering::Relaxed);
+                }
+                if self
+                    .ctl
+                    .cancel
+                    .as_ref()
+                    .is_some_and(|c| c.load(Ordering::Relaxed))
+                {
+                    return Err(RunError::Cancelled);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends the run where it stands: captures closed, summary and tables built.
+    pub fn finish(self) -> Result<RunOutput, RunError> {
+        let mut sim = self.sim;
+        if let Some(p) = &self.ctl.progress_ns {
+            p.store(sim.end.ns(), Ordering::Relaxed);
+        }
+        for c in std::mem::take(&mut sim.captures) {
+            if let Err(e) = c.into_inner() {
+                sim.io_error.get_or_insert(e.to_string());
+            }
+        }
+        if let Some(e) = sim.io_error.take() {
+            return Err(RunError::Io(e));
+        }
+        Ok(sim.finish(self.loaded, self.seed, &self.nodes))
+    }
+}
+
+/// The simulation of `loaded` with its first events scheduled; its seed and node names.
+fn build_sim(loaded: &Loaded, ctl: &RunControl) -> Result<(Sim, u64, Vec<String>), RunError> {
     let s = &loaded.scenario;
     let seed = ctl.seed.unwrap_or(s.simulation.seed);
     let b = build(loaded, seed).map_err(RunError::Build)?;
@@ -249,41 +340,7 @@ pub fn run(loaded: &Loaded, ctl: &RunControl) -> Result<RunOutput, RunError> {
         .schedule_in_class(SimTime::ZERO, CLASS_LATE, Ev::Sample);
     sim.start_measurements();
     sim.start_dual();
-
-    let mut since_check = 0u32;
-    while let Some(t) = sim.q.peek_time() {
-        if t > sim.end {
-            break;
-        }
-        let (now, ev) = sim.q.pop().expect("peeked");
-        sim.dispatch(now, ev);
-        since_check += 1;
-        if since_check >= 1 << 16 {
-            since_check = 0;
-            if let Some(p) = &ctl.progress_ns {
-                p.store(now.ns(), Ordering::Relaxed);
-            }
-            if ctl
-                .cancel
-                .as_ref()
-                .is_some_and(|c| c.load(Ordering::Relaxed))
-            {
-                return Err(RunError::Cancelled);
-            }
-        }
-    }
-    if let Some(p) = &ctl.progress_ns {
-        p.store(sim.end.ns(), Ordering::Relaxed);
-    }
-    for c in std::mem::take(&mut sim.captures) {
-        if let Err(e) = c.into_inner() {
-            sim.io_error.get_or_insert(e.to_string());
-        }
-    }
-    if let Some(e) = sim.io_error.take() {
-        return Err(RunError::Io(e));
-    }
-    Ok(sim.finish(loaded, seed, &b.nodes))
+    Ok((sim, seed, b.nodes))
 }
 
 impl Sim {

@@ -2,7 +2,8 @@
 
 use super::common::*;
 
-fn lossy() -> String {
+/// The lossy two-flow dumbbell these tests run (also stepped in `stepping.rs`).
+pub fn lossy() -> String {
     dumbbell_with(
         "50Mbps",
         "10ms",

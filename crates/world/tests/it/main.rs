@@ -23,5 +23,6 @@ mod relay_props;
 mod reliability;
 mod rto;
 mod rwnd;
+mod stepping;
 mod throughput;
 mod xtcp;
