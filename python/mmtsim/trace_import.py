@@ -90,23 +90,26 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from . import _core
+
 FORMATS = ("5gophers", "lumos5g", "irish5g", "csv")
 OUTPUTS = ("csv", "mahimahi", "sinr")
 
 #: Below every preset's lowest MCS threshold (−7.23 dB): nothing is scheduled.
 OUTAGE_SINR_DB = -30.0
 
-#: TS 38.214 Table 5.1.3.1-1 (Qm, R × 1024), MCS 0…28, as ``NR_MCS_TABLE1`` in
-#: ``crates/ran/src/phy/mcs.rs``.
-NR_TABLE1 = [(2, 120), (2, 157), (2, 193), (2, 251), (2, 308), (2, 379), (2, 449), (2, 526),
-             (2, 602), (2, 679), (4, 340), (4, 378), (4, 434), (4, 490), (4, 553), (4, 616),
-             (4, 658), (6, 438), (6, 466), (6, 517), (6, 567), (6, 616), (6, 666), (6, 719),
-             (6, 772), (6, 822), (6, 873), (6, 910), (6, 948)]
-#: 10 % BLER thresholds of MCS table 1's EESM model, dB (``EESM_T1_THRESHOLDS_DB`` in
-#: ``crates/ran/src/phy/amc.rs``).
-EESM_T1_DB = [-0.74, -0.37, 0.70, 1.54, 2.25, 2.89, 3.85, 4.33, 5.40, 5.75, 6.60, 7.09, 8.23,
-              8.78, 9.68, 10.53, 11.08, 11.94, 12.55, 13.69, 14.25, 15.37, 16.02, 17.02,
-              18.01, 18.86, 19.93, 20.90, 23.97]
+#: NR MCS table 1 (TS 38.214 Table 5.1.3.1-1), read from the simulator's RAN: the spectral
+#: efficiency Qm·R of MCS 0…28 and its 10 % BLER SINR threshold in the EESM model, dB.
+_MCS_T1 = _core.nr_mcs_table1()
+NR_SE = [qm * r for qm, r, _ in _MCS_T1]
+EESM_T1_DB = [th for _, _, th in _MCS_T1]
+
+
+def nr_mcs_at(sinr_db: float) -> int | None:
+    """The MCS of table 1 the AMC picks at ``sinr_db`` (the highest whose threshold it
+    reaches), or None below MCS 0's."""
+    return max((i for i, th in enumerate(EESM_T1_DB) if th <= sinr_db), default=None)
+
 
 RATE_UNITS = {"bps": 1.0, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9}
 TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
@@ -408,8 +411,7 @@ READERS = {"5gophers": read_5gophers, "lumos5g": read_lumos5g, "irish5g": read_i
 
 def equivalent_sinr_db(rate_bps: float, peak_bps: float, outage_db: float = OUTAGE_SINR_DB) -> float:
     """Rule 7: the SINR at which nr-fr2's AMC picks the MCS whose rate is nearest."""
-    se = [q * r / 1024 for q, r in NR_TABLE1]
-    rates = [0.0] + [peak_bps * x / se[-1] for x in se]   # index 0: no MCS (outage)
+    rates = [0.0] + [peak_bps * x / NR_SE[-1] for x in NR_SE]   # index 0: no MCS (outage)
     m = min(range(len(rates)), key=lambda i: (abs(rates[i] - rate_bps), i))
     return outage_db if m == 0 else EESM_T1_DB[m - 1]
 
@@ -520,7 +522,6 @@ def convert(fmt: str, path: str | Path, to: str, opts: Options | None = None,
         f"{_fmt(t)},{_fmt(v / 1e6)}\n" for t, v in zip(s.times, vals))
     if to == "csv":
         return _header(s, provenance or [], rules) + csv_text, s.notes
-    from . import _core
 
     end = opts.until_s
     if end is None:
@@ -545,7 +546,6 @@ def import_command(args) -> int:
                    not_nr=args.not_nr, outage_sinr_db=args.outage_sinr_db,
                    rate_unit=args.rate_unit, time_col=args.time_col, time_unit=args.time_unit,
                    rate_col=args.rate_col, sinr_col=args.sinr_col)
-    from . import _core
 
     for flag, text, attr in (("--sinr-from-rate", args.sinr_from_rate, "sinr_from_rate_bps"),
                              ("--until", args.until, "until_s")):

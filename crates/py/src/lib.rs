@@ -238,6 +238,19 @@ fn convert_trace(text: &str, from_format: &str, to_format: &str, until_s: f64) -
     }
 }
 
+/// NR MCS table 1 (TS 38.214 Table 5.1.3.1-1) as the RAN uses it: per MCS 0…28, the
+/// modulation order, the code rate and the EESM model's 10 % BLER SINR threshold (dB), so
+/// that Python tools that map rates to SINRs read the simulator's table, not a copy.
+#[pyfunction]
+fn nr_mcs_table1() -> Vec<(u8, f64, f64)> {
+    use mmtsim_ran::phy::{amc, mcs};
+    mcs::NR_MCS_TABLE1
+        .iter()
+        .zip(amc::EESM_T1_THRESHOLDS_DB)
+        .map(|(row, th)| (row.qm, row.code_rate, th))
+        .collect()
+}
+
 /// Parses a duration such as "60s" (the scenario files' strict syntax) into seconds.
 #[pyfunction]
 fn parse_duration(text: &str) -> PyResult<f64> {
@@ -261,6 +274,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(convert_trace, m)?)?;
     m.add_function(wrap_pyfunction!(cc::algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(parse_duration, m)?)?;
+    m.add_function(wrap_pyfunction!(nr_mcs_table1, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_inside_guard, m)?)?;
     Ok(())
 }

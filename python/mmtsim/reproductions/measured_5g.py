@@ -53,7 +53,7 @@ from pathlib import Path
 
 from .. import _core
 from ..report import Note, Section, Table, image
-from ..trace_import import EESM_T1_DB, NR_TABLE1
+from ..trace_import import NR_SE, nr_mcs_at
 from .common import HERE, Finding, Reproduction, _common_set
 
 TRACES = {  # label → (file stem in traces/, duration s, what)
@@ -93,9 +93,8 @@ def capacity_bits(times: list[float], rates_bps: list[float], end_s: float) -> f
 def nominal_ran_rate_bps(sinr_db: float) -> float:
     """The nr-fr2 cell's rate at the MCS the AMC picks for ``sinr_db`` (rule 7's scale:
     PEAK × SE(m) / SE(28)); 0 below MCS 0's threshold."""
-    se = [q * r / 1024 for q, r in NR_TABLE1]
-    m = max((i for i, th in enumerate(EESM_T1_DB) if th <= sinr_db), default=None)
-    return 0.0 if m is None else PEAK_BPS * se[m] / se[-1]
+    m = nr_mcs_at(sinr_db)
+    return 0.0 if m is None else PEAK_BPS * NR_SE[m] / NR_SE[-1]
 
 
 def trace_capacities(label: str, end_s: float) -> dict[str, float]:
