@@ -59,3 +59,36 @@ def small_toml(tmp_path: Path) -> Path:
     p = tmp_path / "small.toml"
     p.write_text(SMALL)
     return p
+
+
+class _Rows:
+    def __init__(self, rows):
+        self.rows = rows
+
+    def to_dicts(self):
+        return self.rows
+
+
+class FakeRun:
+    def __init__(self, run_id, group, replicate, seed):
+        self.run_id, self.group, self.replicate, self.seed = run_id, group, replicate, seed
+
+
+class FakeSummary:
+    """What the reproductions' analyses read of a sweep's summary, built by hand: the
+    per-run rows and the ok runs, for analyses run on synthetic values."""
+
+    def __init__(self):
+        self.rows, self.ok_runs = [], []
+
+    def add(self, group, replicate, values, seed=None):
+        """One ok run of ``group``; ``values``: {(entity_kind, entity, metric): value}."""
+        rid = f"r{len(self.ok_runs)}"
+        self.ok_runs.append(FakeRun(rid, group, replicate, seed))
+        for (kind, entity, metric), v in values.items():
+            self.rows.append({"run_id": rid, "entity_kind": kind, "entity": entity,
+                              "metric": metric, "value": v})
+
+    @property
+    def per_run(self):
+        return _Rows(self.rows)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import cli
+from conftest import FakeSummary, cli
 
 from mmtsim.reproductions import mmcptp_nr as nr
 
@@ -190,37 +190,6 @@ def test_multi_tiny_runs_jain_index_from_the_runs(tmp_path):
         assert (out / "figures" / f"fig10-bars-{st}.png").read_bytes()[:4] == b"\x89PNG"
 
 
-class _Rows:
-    def __init__(self, rows):
-        self.rows = rows
-
-    def to_dicts(self):
-        return self.rows
-
-
-class _Run:
-    def __init__(self, run_id, group, replicate):
-        self.run_id, self.group, self.replicate = run_id, group, replicate
-
-
-class _Summary:
-    """What the analyses read of a sweep's summary: the per-run rows and the ok runs."""
-
-    def __init__(self):
-        self.rows, self.ok_runs = [], []
-
-    def add(self, group, replicate, values):
-        rid = f"r{len(self.ok_runs)}"
-        self.ok_runs.append(_Run(rid, group, replicate))
-        for (kind, entity, metric), v in values.items():
-            self.rows.append({"run_id": rid, "entity_kind": kind, "entity": entity,
-                              "metric": metric, "value": v})
-
-    @property
-    def per_run(self):
-        return _Rows(self.rows)
-
-
 def _scale(t, rbs, scene):
     """Synthetic goodput: CUBIC 1.25×, mmCPTP 2× NewReno's RB share, plus 0.1 per scene."""
     return {"newreno": 1.0, "cubic": 1.25, "mmcptp": 2.0}[t] * rbs / 5 + 0.1 * scene
@@ -231,7 +200,7 @@ def test_the_mmcptp_analysis_on_synthetic_runs(tmp_path, monkeypatch):
     are ratios of the means over paired scenes, read from each arm's end-to-end flow (an
     mmCPTP flow's leg2), and the findings follow them."""
     monkeypatch.setattr(nr, "transports", lambda: list(nr.TRANSPORTS))
-    s = _Summary()
+    s = FakeSummary()
     for st in nr.STACKS:
         for model in ("m1", "m4"):
             for rbs in nr.RBS:
@@ -260,7 +229,7 @@ def test_the_mmcptp_analysis_on_synthetic_runs(tmp_path, monkeypatch):
               "driving (model 1)"] is True
     assert (tmp_path / "figures" / "fig9-bars-ns3.png").exists()
 
-    m = _Summary()
+    m = FakeSummary()
     for st in nr.STACKS:
         for rbs in nr.RBS:
             for t in nr.TRANSPORTS:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import cli
+from conftest import FakeSummary, cli
 
 from mmtsim.reproductions import zhang_urban as zu
 from mmtsim.reproductions.paper import ZHANG_URBAN_SETUP
@@ -117,45 +117,16 @@ def test_the_sweep_runs_every_flow_on_each_algorithm(tmp_path):
 # -- the analysis on synthetic runs ------------------------------------------------------
 
 
-class _Rows:
-    def __init__(self, rows):
-        self.rows = rows
-
-    def to_dicts(self):
-        return self.rows
-
-
-class _Run:
-    def __init__(self, run_id, group, seed):
-        self.run_id, self.group, self.seed = run_id, group, seed
-
-
-class _Summary:
-    def __init__(self):
-        self.rows, self.ok_runs = [], []
-
-    def add(self, cc, seed, values):
-        rid = f"r{len(self.ok_runs)}"
-        self.ok_runs.append(_Run(rid, {"cc": cc}, seed))
-        for (kind, entity, metric), v in values.items():
-            self.rows.append({"run_id": rid, "entity_kind": kind, "entity": entity,
-                              "metric": metric, "value": v})
-
-    @property
-    def per_run(self):
-        return _Rows(self.rows)
-
-
 _SINR = {"LOS": 40.0, "NLOS": 20.0, "indoor": 0.0}
 #: The synthetic edge server's minimum RTT: BBR at 1.5 × it (LOS) is inside the 10 ms of
 #: the grey area, at 1.9 × it (NLOS) outside.
 EDGE_MIN_MS = 6.0
 
 
-def _synthetic(gp_of, rtt_of) -> _Summary:
+def _synthetic(gp_of, rtt_of) -> FakeSummary:
     from mmtsim.stats import jain_index
 
-    s = _Summary()
+    s = FakeSummary()
     for cc in zu.CCS:
         for seed in (1, 2):
             v = {}
@@ -174,7 +145,7 @@ def _synthetic(gp_of, rtt_of) -> _Summary:
                 v[("ue", ue, "sinr_dl_mean_db")] = _SINR[cond] + (1.0 if seed == 1 else -1.0)
             v[("run", "all", "goodput_total_mbps")] = sum(gps)
             v[("run", "all", "jain_goodput")] = jain_index(gps)
-            s.add(cc, seed, v)
+            s.add({"cc": cc}, None, v, seed=seed)
     return s
 
 
