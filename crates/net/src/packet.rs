@@ -134,6 +134,13 @@ pub enum Transport {
     Udp(UdpHeader),
     /// An mmCPTP message (it rides in UDP; `crate::cptp` gives its layout).
     Cptp(crate::cptp::CptpHeader),
+    /// A real IP packet of an emulation: its bytes are held outside the record, in the
+    /// emulation's payload slab at `slot`, and no model reads them (the record's size is
+    /// the packet's length, headers included).
+    External {
+        /// Index of the packet's bytes in the emulation's payload slab.
+        slot: u32,
+    },
 }
 
 /// A packet in flight.

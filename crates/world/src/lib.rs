@@ -20,4 +20,4 @@ pub mod summary;
 mod topology;
 
 pub use output::{Column, ColumnData, RunOutput, Table};
-pub use run::{run, RunControl, RunError, Stepper};
+pub use run::{run, ExternalCounts, RunControl, RunError, Stepper};

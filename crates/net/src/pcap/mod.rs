@@ -287,8 +287,9 @@ fn encode_frame(buf: &mut Vec<u8>, pkt: &Packet, ip_id: u16) -> io::Result<u32> 
             let total = ip_total_length(pkt.size_bytes.saturating_sub(omitted), len)?;
             (len, IP_PROTO_TCP, total)
         }
-        // mmCPTP rides in UDP; its own header is written as payload (zeros).
-        Transport::Udp(_) | Transport::Cptp(_) => {
+        // mmCPTP rides in UDP; its own header is written as payload (zeros). An emulated
+        // packet's bytes are not in the record: it is written as a UDP frame of its size.
+        Transport::Udp(_) | Transport::Cptp(_) | Transport::External { .. } => {
             let len = UDP_HEADER_BYTES as usize;
             let total = ip_total_length(pkt.size_bytes, len)?;
             encode_udp_header(&mut l4, pkt.flow, total);

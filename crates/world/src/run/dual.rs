@@ -38,14 +38,16 @@ impl Sim {
         for (c, t) in ran.dual_step(now, &mut out) {
             self.q.schedule_in_class(t, CLASS_EARLY, Ev::Slot(c));
         }
-        for id in out.dropped.drain(..) {
-            self.free.push(id as u32);
+        for i in 0..out.dropped.len() {
+            self.drop_packet(out.dropped[i] as u32);
         }
+        out.dropped.clear();
         debug_assert!(
             out.delivered.is_empty(),
             "a coordination step delivers nothing"
         );
         self.rout = out;
+        let ran = self.ran.as_ref().expect("checked above");
         if let Some(t) = ran.dual_deadline().filter(|&t| t <= self.end) {
             self.q.schedule_in_class(t.max(now), CLASS_EARLY, Ev::Dual);
         }

@@ -23,9 +23,10 @@ impl Sim {
         if let Some(t) = next {
             self.q.schedule_in_class(t, CLASS_EARLY, Ev::Slot(c));
         }
-        for id in out.dropped.drain(..) {
-            self.free.push(id as u32);
+        for i in 0..out.dropped.len() {
+            self.drop_packet(out.dropped[i] as u32);
         }
+        out.dropped.clear();
         for (id, node) in out.delivered.drain(..) {
             let pkt = id as u32;
             // Uplink leaves the radio at a site; with a core it enters the tunnel to the UPF.
@@ -84,7 +85,7 @@ impl Sim {
             .as_mut()
             .expect("radio routes exist only with a RAN");
         match ran.enqueue(now, ue, dir, pkt as u64, size) {
-            Err(()) => self.free.push(pkt),
+            Err(()) => self.drop_packet(pkt),
             Ok(Some((c, t))) => self.q.schedule_in_class(t, CLASS_EARLY, Ev::Slot(c)),
             Ok(None) => {}
         }
@@ -199,7 +200,7 @@ impl Sim {
             Hop::Radio(ue, dir) => self.radio(now, pkt, ue, dir),
             Hop::Unreachable => {
                 self.unroutable += 1;
-                self.free.push(pkt);
+                self.drop_packet(pkt);
             }
         }
     }
@@ -228,7 +229,7 @@ impl Sim {
             }
             None => {
                 core.stats.xn_dropped += 1;
-                self.free.push(pkt);
+                self.drop_packet(pkt);
             }
         }
     }
@@ -254,14 +255,14 @@ impl Sim {
         // for the one delivery a packet usually makes cost more than the delivery.
         for i in 0..self.lout.dropped.len() {
             let (p, _) = self.lout.dropped[i];
-            self.free.push(p.0);
+            self.drop_packet(p.0);
         }
         self.lout.dropped.clear();
         for i in 0..self.lout.delivered.len() {
             let d = self.lout.delivered[i];
             let (p, at) = (d.pkt, d.at);
             let id = if d.duplicate {
-                self.alloc(self.pkts[p.0 as usize])
+                self.alloc_copy(p.0)
             } else {
                 p.0
             };

@@ -62,9 +62,10 @@ impl Sim {
         if let Some(t) = ran.rrc_deadline(ue) {
             self.q.schedule_in_class(t, CLASS_EARLY, Ev::Rrc(ue));
         }
-        for id in out.dropped.drain(..) {
-            self.free.push(id as u32);
+        for i in 0..out.dropped.len() {
+            self.drop_packet(out.dropped[i] as u32);
         }
+        out.dropped.clear();
         debug_assert!(
             out.delivered.is_empty(),
             "a procedure step delivers nothing"

@@ -4,6 +4,7 @@
 
 mod cptp;
 mod dual;
+mod external;
 mod forward;
 mod mobility;
 mod reader;
@@ -15,6 +16,7 @@ use crate::build::{build, Action, FlowKind, FlowState, LinkState};
 use crate::core::Core;
 use crate::output::RunOutput;
 use crate::topology::{Forwarding, Topology};
+pub use external::ExternalCounts;
 use mmtsim_engine::ids::{CellId, FlowId, LinkId, NodeId, UeId};
 use mmtsim_engine::queue::{CLASS_EARLY, CLASS_LATE};
 use mmtsim_engine::{EventQueue, SimTime};
@@ -151,6 +153,8 @@ struct Sim {
     cptp_hosts: Vec<bool>,
     /// Scratch for the packets a plug-in pushes (kept to save an allocation per push).
     cptp_pushes: Vec<mmtsim_transport::cptp::bs::Push>,
+    /// The bytes of an emulation's real packets (empty in a simulated run).
+    ext: external::Payloads,
 }
 
 /// Runs a validated scenario to its end.
@@ -298,6 +302,7 @@ fn build_sim(loaded: &Loaded, ctl: &RunControl) -> Result<(Sim, u64, Vec<String>
         cptp_flows: Vec::new(),
         cptp_hosts: Vec::new(),
         cptp_pushes: Vec::new(),
+        ext: external::Payloads::default(),
     };
     sim.cptp_hosts = vec![false; b.nodes.len()];
     for (i, f) in sim.flows.iter().enumerate() {

@@ -97,6 +97,7 @@ impl Sim {
         match p.transport {
             Transport::Tcp(_) => unreachable!("TCP is delivered in place"),
             Transport::Cptp(_) => self.cptp_deliver(now, p),
+            Transport::External { slot } => self.deliver_external(now, p.dst, slot),
             Transport::Udp(h) => {
                 let fl = &mut self.flows[f.index()];
                 let new = match &mut fl.kind {

@@ -10,6 +10,7 @@ mod cubic_curve;
 mod dc_coordinated;
 mod determinism;
 mod dual;
+mod external;
 mod handover;
 mod interference;
 mod mathis;
