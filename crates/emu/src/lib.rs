@@ -21,6 +21,9 @@
 //! - [`forwarder`]: the real-time loop: polls both TUN fds, offers packets to the models,
 //!   holds them until their departure instant, writes them out and measures how late.
 //! - [`stats`]: counters and lateness percentiles, written as JSON.
+//! - [`rawpcap`]: a pcap file of the real IP packets crossing the TUN devices, headers only.
+//! - [`realflows`]: per-connection records of real TCP flows (goodput bins, RTT,
+//!   retransmissions) from the packets where they enter and leave the simulation.
 //! - [`args`]: command-line parsing of the `mmtsim-emu` binary.
 //!
 //! # Simplifications
@@ -36,5 +39,7 @@ pub mod args;
 pub mod clock;
 pub mod forwarder;
 pub mod link;
+pub mod rawpcap;
+pub mod realflows;
 pub mod stats;
 pub mod tun;
