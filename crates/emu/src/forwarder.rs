@@ -273,7 +273,7 @@ impl Direction {
 
 /// Asks the kernel to end our sleeps as close to the requested instant as it can
 /// (the default slack of a normal thread is 50 µs).
-fn set_timer_slack_1ns() {
+pub fn set_timer_slack_1ns() {
     // SAFETY: PR_SET_TIMERSLACK takes an unsigned long and touches no memory of ours.
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
 }

@@ -1,5 +1,8 @@
-//! mmtsim's real-time link emulator: the same link model as the simulator, driven by the
-//! wall clock and fed by real packets.
+//! mmtsim's real-time emulation, in two modes. The *link* mode (the `mmtsim-emu` binary,
+//! used by the kernel harness) replays one link model between two TUN devices. The
+//! *scenario* mode ([`realtime`], driven from Python's `mmtsim emulate`) runs a whole
+//! scenario paced to the wall clock, with real packets through its simulated RAN, core
+//! and links.
 //!
 //! ```text
 //!  netns "snd"                         mmtsim-emu                          netns "rcv"
@@ -7,8 +10,8 @@
 //!             ◄─ tun(snd) ◄─ write ◄─ Pipe ◄─ [reverse LinkModel] ◄─ read ◄─ tun(rcv) ◄─
 //! ```
 //!
-//! The crate keeps three jobs apart so that a future real-time mode (real applications
-//! through mmtsim's simulated RAN) can replace any one of them:
+//! The link mode keeps its jobs apart, and the scenario mode reuses the clock, TUN and
+//! timing pieces:
 //!
 //! - [`link`]: the *model* of one direction, sans-IO: "a packet of n bytes arrives at model
 //!   time t" → "it reaches the far end at t'" or "it is dropped". It reuses
@@ -21,12 +24,14 @@
 //! - [`forwarder`]: the real-time loop: polls both TUN fds, offers packets to the models,
 //!   holds them until their departure instant, writes them out and measures how late.
 //! - [`stats`]: counters and lateness percentiles, written as JSON.
+//! - [`realtime`]: the scenario mode's loop: a `mmtsim_world::Stepper` paced to the wall
+//!   clock, packets injected at the UE and server nodes, lateness and lag measured.
 //! - [`rawpcap`]: a pcap file of the real IP packets crossing the TUN devices, headers only.
 //! - [`realflows`]: per-connection records of real TCP flows (goodput bins, RTT,
 //!   retransmissions) from the packets where they enter and leave the simulation.
 //! - [`args`]: command-line parsing of the `mmtsim-emu` binary.
 //!
-//! # Simplifications
+//! # Simplifications of the link mode
 //! - A packet's arrival time is when the loop reads it from the TUN fd, not when the kernel
 //!   queued it; the difference (scheduling and syscall latency, typically a few µs) adds
 //!   to the path delay.
@@ -41,5 +46,6 @@ pub mod forwarder;
 pub mod link;
 pub mod rawpcap;
 pub mod realflows;
+pub mod realtime;
 pub mod stats;
 pub mod tun;

@@ -21,6 +21,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 mod cc;
+mod emulate;
 
 create_exception!(
     _core,
@@ -169,8 +170,14 @@ fn run<'py>(
         Err(e) => return Err(SimulationError::new_err(e.to_string())),
         Ok(o) => o,
     };
-    let tables = PyDict::new(py);
-    for t in out.tables {
+    let tables = tables_dict(py, out.tables)?;
+    Ok((out.summary.to_string(), tables))
+}
+
+/// Tables as {name: {column: numpy array}}.
+fn tables_dict(py: Python<'_>, tables: Vec<mmtsim_world::Table>) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    for t in tables {
         let cols = PyDict::new(py);
         for c in t.columns {
             match c.data {
@@ -179,9 +186,9 @@ fn run<'py>(
                 ColumnData::F64(v) => cols.set_item(c.name, v.into_pyarray(py))?,
             }
         }
-        tables.set_item(t.name, cols)?;
+        d.set_item(t.name, cols)?;
     }
-    Ok((out.summary.to_string(), tables))
+    Ok(d)
 }
 
 /// The JSON Schema of scenario files, as text.
@@ -268,6 +275,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("Cancelled", m.py().get_type::<Cancelled>())?;
     m.add_class::<Progress>()?;
     m.add_class::<cc::CongestionControl>()?;
+    emulate::register(m)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
