@@ -11,6 +11,38 @@ class ScenarioError(MmtsimError): ...
 class SimulationError(MmtsimError): ...
 class Cancelled(MmtsimError): ...
 
+class LagExceeded(SimulationError): ...
+
+class Emulation:
+    def __init__(
+        self,
+        text: str,
+        format: str,
+        origin: str,
+        base_dir: str,
+        overrides: list[str],
+        seed: int | None,
+        ue: str | None,
+        server: str | None,
+        ue_tun: str,
+        server_tun: str,
+        max_lag_s: float = 1e-3,
+        strict: bool = False,
+        pcap: str | None = None,
+        snaplen: int = 128,
+        duration_s: float | None = None,
+        background: bool = False,
+        lag_grace_s: float = 0.1,
+        cpu: int | None = None,
+    ) -> None: ...
+    @property
+    def ue_name(self) -> str: ...
+    @property
+    def server_name(self) -> str: ...
+    def run(self) -> None: ...
+    def stop(self) -> None: ...
+    def finish(self) -> tuple[str, dict[str, dict[str, Any]], str]: ...
+
 class Progress:
     def __init__(self) -> None: ...
     @property

@@ -81,6 +81,8 @@ pub struct Config {
     pub snaplen: u32,
     /// Bin of the real flows' goodput series, ns.
     pub goodput_bin_ns: u64,
+    /// Run the loop's thread on this CPU only (none: wherever the scheduler puts it).
+    pub cpu: Option<usize>,
 }
 
 /// Why the loop ended.
@@ -277,6 +279,12 @@ impl<'a> Driver<'a> {
     /// Runs until `stop` is set, the scenario ends, or (strict) a lag episode.
     pub fn run(&mut self, stop: &AtomicBool) -> io::Result<Stopped> {
         set_timer_slack_1ns();
+        if let Some(cpu) = self.cfg.cpu {
+            if let Err(e) = pin_to_cpu(cpu) {
+                self.warnings
+                    .push(format!("cannot pin the emulation to CPU {cpu}: {e}"));
+            }
+        }
         let mut buf = vec![0u8; READ_BUF_BYTES];
         let mut fds = [0, 1].map(|i| libc::pollfd {
             fd: self.sides[i].tun.fd(),
@@ -524,6 +532,7 @@ impl<'a> Driver<'a> {
             "server": side(&self.sides[1]),
             "wall_seconds": self.wall_s,
             "started_unix_ns": self.t0_realtime_ns,
+            "started_monotonic_ns": self.t0,
             "stopped_by": self.stopped.map(Stopped::as_str),
             "turns": self.turns,
             "packets": {
@@ -542,6 +551,7 @@ impl<'a> Driver<'a> {
                 "turns": hist_json(&self.lag),
             },
             "kernel": kernel_release(),
+            "cpu": self.cfg.cpu,
             "warnings": self.warnings,
             "deterministic": false,
             "note": "an emulation depends on the wall clock and the kernel: only its simulated \
@@ -603,6 +613,23 @@ fn real_tables(t: RealFlowTables) -> Vec<Table> {
             ],
         },
     ]
+}
+
+/// Restricts the calling thread to `cpu`.
+fn pin_to_cpu(cpu: usize) -> io::Result<()> {
+    // SAFETY: a zeroed cpu_set_t is an empty set; CPU_SET writes inside it (it checks the
+    // index against the set's size); pid 0 is the calling thread.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if cpu >= 8 * std::mem::size_of::<libc::cpu_set_t>() {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "no such CPU"));
+        }
+        libc::CPU_SET(cpu, &mut set);
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
 }
 
 /// `CLOCK_REALTIME` now, ns since the Unix epoch (pcap time stamps).

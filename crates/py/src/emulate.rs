@@ -44,7 +44,7 @@ impl Emulation {
     #[new]
     #[pyo3(signature = (text, format, origin, base_dir, overrides, seed, ue, server, ue_tun, server_tun,
                         max_lag_s=1e-3, strict=false, pcap=None, snaplen=128, duration_s=None,
-                        background=false, lag_grace_s=0.1))]
+                        background=false, lag_grace_s=0.1, cpu=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         text: &str,
@@ -64,6 +64,7 @@ impl Emulation {
         duration_s: Option<f64>,
         background: bool,
         lag_grace_s: f64,
+        cpu: Option<usize>,
     ) -> PyResult<Self> {
         let positive = |name: &str, v: f64| {
             if v.is_finite() && v > 0.0 {
@@ -101,6 +102,7 @@ impl Emulation {
             pcap,
             snaplen,
             goodput_bin_ns: loaded.scenario.metrics.goodput_bin.0,
+            cpu,
         };
         let open = |name: &str| {
             Tun::create(name).map_err(|e| {

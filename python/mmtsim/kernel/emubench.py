@@ -1,0 +1,91 @@
+"""Benchmarks of real-time emulation (BENCHMARKS.md): how fast real kernel TCP crosses a
+simulated RAN with the emulation keeping to the wall clock.
+
+- ``los``: one kernel TCP download (``endpoint.py``, bulk, CUBIC) to the static
+  line-of-sight UE ``ue-edge`` of ``examples/nr-fr2.toml`` (28 GHz, 400 MHz, about
+  1.2 Gbit/s downlink) from the edge server, the scenario's own flows left out.
+- ``los-ul-2017``: one kernel TCP upload from ``ue1`` of ``examples/mmwave-2017.toml``
+  (the ns-3 mmWave 2017 frame; a building cuts the line of sight in the second half).
+- ``ten-ues``: the same kind of download to ``ue3`` of ``examples/ran-10ues.toml`` while
+  the scenario's ten simulated flows (nine other UEs and ue3's own) run as background.
+
+Each prints the kernel flow's goodput (from the packets), the lag of the loop and the
+lateness of its writes (p50/p99/max), and lag episodes. Run as root::
+
+    .venv/bin/python -m mmtsim.kernel.emubench [--case NAME] [--seconds S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+from .emulated import ENDPOINT, EXAMPLES, PORT
+
+BENCHES = {
+    # name: (scenario, sender node (UE side), receiver node, scenario flows as background)
+    "los": ("nr-fr2.toml", "edge", "ue-edge", False),
+    "los-ul-2017": ("mmwave-2017.toml", "ue1", "server", False),
+    "ten-ues": ("ran-10ues.toml", "remote", "ue3", True),
+}
+
+
+def run_bench(name: str, seconds: float, workdir: Path) -> dict:
+    from ..emulate import Emulation
+
+    scenario, sender, receiver, background = BENCHES[name]
+    recv_json, send_json = workdir / "recv.json", workdir / "send.json"
+    recv = f"{sys.executable} {ENDPOINT} recv --port {PORT} --out {recv_json} --max-seconds {seconds + 30}"
+    em = Emulation(str(EXAMPLES / scenario), ue=sender, server=receiver, out=workdir / "run",
+                   server_cmd=recv, duration=seconds + 3.0, background=background)
+    with em:
+        em.run_in_ue([sys.executable, str(ENDPOINT), "send", "--dst", em.server_addr, "--port", str(PORT),
+                      "--cc", "cubic", "--duration", str(seconds), "--out", str(send_json)], check=True)
+    rep = em.report
+    flows = sorted(em.result.summary["real_flows"]["flows"], key=lambda f: -f["bytes"])
+    bg = [f for f in em.result.summary.get("flows", [])]
+    return {
+        "bench": name, "seconds": seconds,
+        "kernel_goodput_mbps": flows[0]["goodput_mbps"] if flows else None,
+        "background_goodput_mbps": sum(f.get("goodput_mbps") or 0 for f in bg) if background else None,
+        "lag": rep["lag"], "lateness": rep["lateness"], "packets": rep["packets"],
+        "kernel": rep["kernel"], "warnings": rep["warnings"],
+    }
+
+
+def markdown(rows: list[dict]) -> str:
+    lines = ["| bench | kernel flow Mbit/s | background Mbit/s | lag p50 / p99 / max µs | lag episodes | "
+             "lateness p50 / p99 / max µs | packets through |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lag, late = r["lag"]["turns"], r["lateness"]
+        f = lambda d: f"{d['p50_us']:.0f} / {d['p99_us']:.0f} / {d['max_us']:.0f}"  # noqa: E731
+        bg = "—" if r["background_goodput_mbps"] is None else f"{r['background_goodput_mbps']:.0f}"
+        lines.append(f"| {r['bench']} | {r['kernel_goodput_mbps']:.0f} | {bg} | {f(lag)} | "
+                     f"{r['lag']['episodes']} | {f(late)} | {r['packets']['delivered']} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m mmtsim.kernel.emubench")
+    p.add_argument("--case", action="append", choices=sorted(BENCHES))
+    p.add_argument("--seconds", type=float, default=10.0)
+    p.add_argument("--out", type=Path)
+    a = p.parse_args(argv)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in a.case or list(BENCHES):
+            wd = Path(tmp) / name
+            wd.mkdir()
+            rows.append(run_bench(name, a.seconds, wd))
+    table = markdown(rows)
+    print(table)
+    if a.out:
+        a.out.write_text(json.dumps(rows, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

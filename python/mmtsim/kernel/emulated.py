@@ -1,0 +1,257 @@
+"""The fidelity check of real-time emulation: the real Linux TCP through an emulated
+scenario against mmtsim's own TCP simulated on the same scenario.
+
+For each *case* (a scenario, the node whose namespace runs the sender, the node that
+receives) and each congestion control (the kernel's ``cubic``, ``reno`` and ``bbr``
+against mmtsim's ``cubic``, ``newreno`` and ``bbr``):
+
+1. **kernel**: the scenario is emulated (``mmtsim.emulate``) with the sender's node as the
+   emulated "UE" side and the receiver's node as the server side; ``endpoint.py recv``
+   runs on the server side and ``endpoint.py send`` (bulk, the congestion control set with
+   ``TCP_CONGESTION``) on the UE side for ``duration`` seconds. The scenario's own flows
+   are left out, so the kernel's connection is alone on the path.
+2. **mmtsim**: the same scenario with the case's flow as the only bulk flow, given the
+   matching congestion control and the kernel's MSS, starting at the instant the kernel's
+   connection started (both runs' clocks start with the scenario) and stopping
+   ``duration`` later.
+3. **compare**, on the same time grid (the scenario's goodput bins, and bins of
+   ``SHAPE_BIN_S`` for the shapes), over the kernel connection's ``duration``:
+
+   - mean goodput: the kernel's within ``GOODPUT_TOLERANCE`` of mmtsim's;
+   - shape: goodput, RTT (per ACK, the network path's) and cwnd series binned alike must
+     go up and down together: Pearson correlation at least ``SHAPE_MIN_CORRELATION``, or
+     both series flat (coefficient of variation below ``FLAT_CV``), where correlation
+     says nothing.
+
+Kernel goodput and RTT come from the packets where they cross the TUN devices (the
+emulation's ``real_goodput`` and ``real_rtt`` tables), cwnd from the sender's
+``TCP_INFO`` samples; mmtsim's from its ``goodput``, ``rtt`` and ``cwnd`` tables.
+
+The thresholds are the check's definition of "the same", fixed before any run: 10 % is
+the tolerance the emulation was asked to meet; 0.5 is a moderate positive correlation.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..api import run as mmtsim_run
+
+ENDPOINT = Path(__file__).resolve().parent / "endpoint.py"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+PORT = 5001
+GOODPUT_TOLERANCE = 0.10
+SHAPE_BIN_S = 0.5
+SHAPE_MIN_CORRELATION = 0.5
+FLAT_CV = 0.10
+#: The kernel's congestion control → mmtsim's.
+CC_TO_MMTSIM = {"cubic": "cubic", "reno": "newreno", "bbr": "bbr"}
+
+
+@dataclass(frozen=True)
+class EmuCase:
+    """A scenario and the two nodes between which the kernel's connection runs."""
+
+    name: str
+    scenario: Path
+    #: The node whose namespace runs the sender (the emulation's "UE" side).
+    sender: str
+    #: The receiving node (the emulation's server side).
+    receiver: str
+    #: Index of the scenario's flow between them (the one mmtsim simulates).
+    flow: int
+    duration_s: float
+    what: str
+
+
+CASES = {
+    "blockage": EmuCase(
+        "blockage", EXAMPLES / "blockage.toml", "server1", "client1", 0, 15.0,
+        "a 1 Gbit/s trace link cut to 50 Mbit/s from 5 to 6 s and 12 to 14 s, 2.5 MB buffer, "
+        "20 ms round trip (examples/blockage.toml, first path)"),
+    "mmwave": EmuCase(
+        "mmwave", EXAMPLES / "mmwave-2017.toml", "ue1", "server", 0, 9.0,
+        "one UE walking past a building, uplink over the mmWave RAN (ns-3 mmWave 2017 frame, "
+        "28 GHz, 10 MB RLC buffer), 22 ms wired round trip (examples/mmwave-2017.toml)"),
+}
+
+
+def _bins(t_s: np.ndarray, v: np.ndarray, lo: float, hi: float, width: float) -> np.ndarray:
+    """Means of ``v`` in bins of ``width`` over [lo, hi) (NaN where a bin is empty)."""
+    edges = np.arange(lo, hi + 1e-9, width)
+    n = len(edges) - 1
+    idx = np.floor((t_s - lo) / width).astype(np.int64)
+    keep = (idx >= 0) & (idx < n)
+    sums = np.bincount(idx[keep], weights=v[keep], minlength=n)
+    counts = np.bincount(idx[keep], minlength=n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+
+
+def same_shape(a: np.ndarray, b: np.ndarray) -> dict:
+    """Whether two binned series rise and fall together (see the module's doc)."""
+    ok = ~(np.isnan(a) | np.isnan(b))
+    a, b = a[ok], b[ok]
+    if len(a) < 3:
+        return {"bins": int(len(a)), "correlation": None, "flat": None, "holds": False}
+    cv = [float(np.std(x) / abs(np.mean(x))) if np.mean(x) != 0 else 0.0 for x in (a, b)]
+    flat = all(c < FLAT_CV for c in cv)
+    r = None
+    if np.std(a) > 0 and np.std(b) > 0:
+        r = float(np.corrcoef(a, b)[0, 1])
+    holds = flat or (r is not None and r >= SHAPE_MIN_CORRELATION)
+    return {"bins": int(len(a)), "correlation": r, "cv": cv, "flat": flat, "holds": holds}
+
+
+def run_kernel(case: EmuCase, cc: str, workdir: Path) -> dict:
+    """The kernel's connection through the emulated scenario."""
+    from ..emulate import Emulation
+
+    send_json, recv_json = workdir / "send.json", workdir / "recv.json"
+    recv = f"{sys.executable} {ENDPOINT} recv --port {PORT} --out {recv_json} --max-seconds {case.duration_s + 30}"
+    em = Emulation(str(case.scenario), ue=case.sender, server=case.receiver, out=workdir / "emulation",
+                   server_cmd=recv, duration=case.duration_s + 4.0)
+    with em:
+        em.run_in_ue([sys.executable, str(ENDPOINT), "send", "--dst", em.server_addr, "--port", str(PORT),
+                      "--cc", cc, "--duration", str(case.duration_s), "--out", str(send_json)], check=True)
+    report = em.report
+    t0 = report["started_monotonic_ns"]
+    sent = json.loads(send_json.read_text())
+    start_s = (sent["t_connect_ns"] - t0) * 1e-9
+    res = em.result
+    flows = res.table("real_flows")
+    data = int(flows.sort("bytes", descending=True)["flow"][0])
+    gp = res.table("real_goodput").filter(flow=data)
+    rtt = res.table("real_rtt").filter(flow=data)
+    samples = sent["samples"]
+    t_cw = (np.asarray(samples["t_ns"], dtype=np.float64) - t0) * 1e-9
+    cwnd = np.asarray(samples["snd_cwnd"], dtype=np.float64) * np.asarray(samples["snd_mss"], dtype=np.float64)
+    return {
+        "start_s": start_s,
+        "mss": int(sent["final"]["snd_mss"]),
+        "goodput": (gp["t_s"].to_numpy(), gp["goodput_mbps"].to_numpy()),
+        "rtt": (rtt["t_s"].to_numpy(), rtt["rtt_ms"].to_numpy()),
+        "cwnd": (t_cw, cwnd),
+        "retransmits": int(sent["final"]["total_retrans"]),
+        "rtos": sent["final"].get("total_rto"),
+        "emulation": {"lag": report["lag"], "lateness": report["lateness"], "packets": report["packets"],
+                      "warnings": report["warnings"]},
+        "kernel": report["kernel"],
+    }
+
+
+def run_mmtsim(case: EmuCase, cc: str, start_s: float, mss: int) -> dict:
+    """The same scenario simulated, its flow started where the kernel's started."""
+    f = f"flows[{case.flow}]"
+    end = start_s + case.duration_s
+    res = mmtsim_run(str(case.scenario), overrides=[
+        f"{f}.cc={CC_TO_MMTSIM[cc]}", f"{f}.start={start_s:.6f}s", f"{f}.stop={end:.6f}s",
+        f"{f}.app={{kind = \"bulk\"}}", f"{f}.tcp.mss={mss}B",
+        f"simulation.duration={end + 1.0:.6f}s", "metrics.keep_all_samples=true"])
+    fl = res.summary["flows"][case.flow]
+    pick = lambda name: res.table(name).filter(flow=case.flow)  # noqa: E731
+    gp, rtt, cw = pick("goodput"), pick("rtt"), pick("cwnd")
+    return {
+        "goodput": (gp["t_s"].to_numpy(), gp["goodput_mbps"].to_numpy()),
+        "rtt": (rtt["t_s"].to_numpy(), rtt["rtt_ms"].to_numpy()),
+        "cwnd": (cw["t_s"].to_numpy(), cw["cwnd_bytes"].to_numpy().astype(np.float64)),
+        "retransmits": fl.get("retransmits"),
+        "rtos": fl.get("rtos"),
+    }
+
+
+def compare(case: EmuCase, cc: str, k: dict, s: dict) -> dict:
+    """One row of the fidelity table."""
+    lo, hi = k["start_s"], k["start_s"] + case.duration_s
+    # Mean goodput over the bins inside the connection's lifetime (the scenario's grid,
+    # the same on both sides).
+    def mean_gp(side):
+        t, v = side["goodput"]
+        w = np.diff(t).min() if len(t) > 1 else SHAPE_BIN_S
+        inside = (t >= lo - 1e-9) & (t + w <= hi + 1e-9)
+        return float(np.mean(v[inside])) if inside.any() else float("nan")
+
+    kg, sg = mean_gp(k), mean_gp(s)
+    shapes = {}
+    for what in ("goodput", "rtt", "cwnd"):
+        a = _bins(*k[what], lo, hi, SHAPE_BIN_S)
+        b = _bins(*s[what], lo, hi, SHAPE_BIN_S)
+        shapes[what] = same_shape(a, b)
+    ratio = kg / sg if sg > 0 else float("nan")
+    goodput_ok = bool(abs(ratio - 1.0) <= GOODPUT_TOLERANCE)
+    mean_rtt = lambda side: float(np.mean(side["rtt"][1][(side["rtt"][0] >= lo) & (side["rtt"][0] < hi)]))  # noqa: E731
+    return {
+        "case": case.name, "cc": cc, "mmtsim_cc": CC_TO_MMTSIM[cc],
+        "kernel_goodput_mbps": kg, "mmtsim_goodput_mbps": sg, "ratio": ratio,
+        "goodput_within_tolerance": goodput_ok,
+        "kernel_rtt_mean_ms": mean_rtt(k), "mmtsim_rtt_mean_ms": mean_rtt(s),
+        "kernel_retransmits": k["retransmits"], "mmtsim_retransmits": s["retransmits"],
+        "kernel_rtos": k["rtos"], "mmtsim_rtos": s["rtos"],
+        "shape": shapes, "same_shape": all(v["holds"] for v in shapes.values()),
+        "connection_start_s": lo, "emulation": k["emulation"], "kernel": k["kernel"],
+    }
+
+
+def check(cases: list[str], ccs: list[str], workdir: Path) -> list[dict]:
+    """Runs every case with every congestion control; one row each."""
+    rows = []
+    for name in cases:
+        case = CASES[name]
+        for cc in ccs:
+            wd = workdir / f"{name}-{cc}"
+            wd.mkdir(parents=True, exist_ok=True)
+            k = run_kernel(case, cc, wd)
+            s = run_mmtsim(case, cc, k["start_s"], k["mss"])
+            row = compare(case, cc, k, s)
+            (wd / "row.json").write_text(json.dumps(row, indent=1) + "\n")
+            rows.append(row)
+    return rows
+
+
+def markdown(rows: list[dict]) -> str:
+    """The fidelity table (docs/emulation.md keeps a copy)."""
+    kernel = rows[0]["kernel"] if rows else platform.release()
+    r = lambda v: "—" if v is None else f"{v:.2f}"  # noqa: E731
+    lines = [f"Linux {kernel}; kernel TCP through `mmtsim emulate` vs mmtsim's TCP simulated, "
+             f"same scenario, same window.", "",
+             "| case | cc (kernel / mmtsim) | kernel Mbit/s | mmtsim Mbit/s | ratio | ≤ 10 % | "
+             "RTT ms (k / m) | retx (k / m) | r goodput | r RTT | r cwnd | same shape | lag p99 µs |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for x in rows:
+        sh = x["shape"]
+        lines.append(
+            f"| {x['case']} | {x['cc']} / {x['mmtsim_cc']} | {x['kernel_goodput_mbps']:.1f} | "
+            f"{x['mmtsim_goodput_mbps']:.1f} | {x['ratio']:.3f} | {'yes' if x['goodput_within_tolerance'] else 'NO'} | "
+            f"{x['kernel_rtt_mean_ms']:.1f} / {x['mmtsim_rtt_mean_ms']:.1f} | "
+            f"{x['kernel_retransmits']} / {x['mmtsim_retransmits']} | {r(sh['goodput']['correlation'])} | "
+            f"{r(sh['rtt']['correlation'])} | {r(sh['cwnd']['correlation'])} | "
+            f"{'yes' if x['same_shape'] else 'NO'} | {x['emulation']['lag']['turns']['p99_us']} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    import argparse
+
+    p = argparse.ArgumentParser(prog="python -m mmtsim.kernel.emulated",
+                                description="Kernel TCP through the emulation vs mmtsim's TCP, same scenario.")
+    p.add_argument("--case", action="append", choices=sorted(CASES), help="default: all")
+    p.add_argument("--cc", action="append", choices=sorted(CC_TO_MMTSIM), help="default: all")
+    p.add_argument("--out", type=Path, required=True)
+    a = p.parse_args(argv)
+    rows = check(a.case or sorted(CASES), a.cc or ["cubic", "reno", "bbr"], a.out)
+    table = markdown(rows)
+    (a.out / "fidelity.md").write_text(table)
+    (a.out / "fidelity.json").write_text(json.dumps(rows, indent=1) + "\n")
+    print(table)
+    ok = all(x["goodput_within_tolerance"] and x["same_shape"] for x in rows)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
