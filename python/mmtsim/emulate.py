@@ -206,6 +206,8 @@ class Emulation:
         or a driver failure), the program is sent SIGTERM."""
         if input is not None:
             kw["stdin"] = subprocess.PIPE
+        if kw.pop("capture_output", False):
+            kw["stdout"] = kw["stderr"] = subprocess.PIPE
         p = self.popen_in_ue(argv, **kw)
         self._foreground, self._forwarded = p, set()
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -247,12 +249,12 @@ class Emulation:
         if self._started:
             raise RuntimeError("this emulation has already been started")
         self._started = True
-        check_privileges()
-        # Bad input must not create anything: the scenario first, then the output folder.
+        # Bad input must not create anything, and is named before a missing privilege.
         _core.validate(self._text, self._fmt, self._origin, self._base, self._overrides)
         from .errors import check_output_folder
 
         check_output_folder(self.out, "out")
+        check_privileges()
         if _ACTIVE:
             raise RuntimeError("another emulation is running in this process")
         _ACTIVE.append(self)
