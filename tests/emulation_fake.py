@@ -155,7 +155,9 @@ class FakeEmulation:
             "flow": u32(range(n)), "t_s": np.zeros(n),
             "goodput_mbps": np.array([self.flows[k][0] * 8 / span / 1e6 for k in keys])}
         tables["real_rtt"] = {"flow": u32([]), "t_ns": u64([]), "rtt_us": u32([])}
-        report = {"lag_us": {"p50": 1.0, "p99": 5.0, "max": 20.0},
+        report = {"lag": {"bound_us": 1000.0, "episodes": 0,
+                          "turns": {"p50_us": 1.0, "p99_us": 5.0, "max_us": 20.0}},
+                  "lateness": {"p50_us": 100.0, "p99_us": 500.0, "max_us": 900.0},
                   "packets": {**self.counts, "dropped": 0}, "warnings": []}
         return summary, tables, json.dumps(report)
 

@@ -324,65 +324,39 @@ def _emulation(args) -> int:
         if em.result is None:
             raise
         failure = e
-    if em.stopped_programs:
-        print(f"mmtsim: note: {' '.join(command)} was still running when "
-              f"{em.stopped_programs}; it was sent SIGTERM", file=sys.stderr)
-    _print_emulation(em)
+    _print_emulation(em)  # its warnings say if the command was stopped, and why
     if failure is not None:
-        what = "the lag bound was passed (--strict)" if is_lag_exceeded(failure) else "failed"
+        what = "stopped: the lag bound was passed (--strict)" if is_lag_exceeded(failure) \
+            else "failed"
         print(f"mmtsim: emulation {what}: {failure}", file=sys.stderr)
         return EXIT_FAIL
     return 128 - rc if rc < 0 else rc
 
 
-def _ms(report: dict, name: str) -> dict[str, float]:
-    """p50/p99/max of ``name`` in the emulation report, in ms, whatever the unit of its
-    keys (``lag_us: {p50: …}`` or ``lag: {p50_us: …}``)."""
-    units = {"_ns": 1e-6, "_us": 1e-3, "_ms": 1.0, "_s": 1e3}
-    for key, value in report.items():
-        if not isinstance(value, dict) or not (key == name or key.startswith(name + "_")):
-            continue
-        outer = units.get(key[len(name):])
-        out = {}
-        for q in ("p50", "p99", "max"):
-            for k, v in value.items():
-                scale = outer if k == q else units.get(k[len(q):]) if k.startswith(q + "_") else None
-                if scale is not None and isinstance(v, (int, float)):
-                    out[q] = v * scale
-        if out:
-            return out
-    return {}
-
-
 def _print_emulation(em) -> None:
     """The end summary (stderr: stdout is the command's): real flows, lag, the folder."""
+    from .emulate import percentiles_ms, real_flows
+
     res, report = em.result, em.report or {}
     if res is None:
         return
     err = sys.stderr
-    real = res.summary.get("real_flows")
-    if real is None and "real_flows" in res.table_names():  # only the tables: their figures
-        import polars as pl
-
-        g = res.table("real_goodput").group_by("flow").agg(pl.col("goodput_mbps").mean())
-        mean = dict(zip(g["flow"].to_list(), g["goodput_mbps"].to_list()))
-        real = [{"src": r["src"], "src_port": r["src_port"], "dst": r["dst"],
-                 "dst_port": r["dst_port"], "direction": "uplink" if r["uplink"] else "downlink",
-                 "bytes": r["bytes"], "retransmitted_segments": r.get("retransmits"),
-                 "goodput_mbps": mean.get(r["flow"])}
-                for r in res.table("real_flows").iter_rows(named=True)]
-    if not real:
+    flows = real_flows(res)
+    if not flows:
         print("mmtsim: no real flow crossed the emulated network", file=err)
-    for f in real or []:
-        fmt = lambda x, d=1: "-" if x is None else f"{x:.{d}f}"  # noqa: E731
-        print(f"real {f.get('src')}:{f.get('src_port')} → {f.get('dst')}:{f.get('dst_port')} "
-              f"{f.get('direction', '')}: {fmt(f.get('goodput_mbps'))} Mbit/s, RTT p50 "
-              f"{fmt(f.get('rtt_ms_p50'), 2)} ms, {f.get('bytes', 0)} bytes, "
-              f"{f.get('retransmitted_segments', '-')} retransmitted", file=err)
-    lag = _ms(report, "lag")
-    if lag:
-        print("lag behind the wall clock: " + ", ".join(
-            f"{q} {lag[q]:.3f} ms" for q in ("p50", "p99", "max") if q in lag), file=err)
+    fmt = lambda x, d=1: "-" if x is None else f"{x:.{d}f}"  # noqa: E731
+    for f in flows:
+        print(f"real {f['src']}:{f['src_port']} → {f['dst']}:{f['dst_port']} "
+              f"{f['direction']}: {fmt(f['goodput_mbps'])} Mbit/s, RTT p50 "
+              f"{fmt(f['rtt_p50_ms'], 2)} ms, {f['bytes']} bytes, "
+              f"{f['retransmitted_segments'] if f['retransmitted_segments'] is not None else '-'}"
+              " segments retransmitted", file=err)
+    lag_report = report.get("lag") if isinstance(report.get("lag"), dict) else {}
+    for what, d in (("lag behind the wall clock", lag_report.get("turns", lag_report)),
+                    ("lateness of delivered packets", report.get("lateness"))):
+        q = percentiles_ms(d)
+        if q:
+            print(f"{what}: " + ", ".join(f"{k} {v:.3f} ms" for k, v in q.items()), file=err)
     for w in report.get("warnings") or []:
         print(f"mmtsim: warning: {w}", file=err)
     print(f"wrote {em.out} (summary.json, tables, emulation.json"

@@ -413,7 +413,8 @@ class Emulation:
             report.setdefault("command", self.command)
         if self.stopped_programs:
             report.setdefault("warnings", []).append(
-                f"a program was still running when {self.stopped_programs}; it was sent SIGTERM")
+                f"{' '.join(self.command) if self.command else 'a program'} was still running "
+                f"when {self.stopped_programs}; it was sent SIGTERM")
         result = RunResult(summary, tables)
         result._write_into(self._staging)
         (self._staging / "emulation.json").write_text(json.dumps(report, indent=2) + "\n")
@@ -474,6 +475,50 @@ def emulate(scenario: ScenarioLike, ue: str | None = None, server: str | None = 
     return Emulation(scenario, ue=ue, server=server, out=out, server_cmd=server_cmd,
                      max_lag=max_lag, strict=strict, overrides=overrides, seed=seed,
                      duration=duration, pcap=pcap, snaplen=snaplen)
+
+
+def real_flows(res: RunResult) -> list[dict]:
+    """The real flows of an emulation run, one dict each: src, src_port, dst, dst_port,
+    direction ("uplink"/"downlink"), bytes, goodput_mbps, rtt_p50_ms,
+    retransmitted_segments (``None`` where the run did not record it). From the summary's
+    ``real_flows``, else from the ``real_flows`` and ``real_goodput`` tables."""
+    real = res.summary.get("real_flows")
+    if isinstance(real, dict):
+        real = real.get("flows")
+    if isinstance(real, list):
+        return [{"src": f.get("src_ip", f.get("src")), "src_port": f.get("src_port"),
+                 "dst": f.get("dst_ip", f.get("dst")), "dst_port": f.get("dst_port"),
+                 "direction": f.get("direction", ""), "bytes": f.get("bytes", 0),
+                 "goodput_mbps": f.get("goodput_mbps"),
+                 "rtt_p50_ms": f.get("rtt_p50_ms", f.get("rtt_ms_p50")),
+                 "retransmitted_segments": f.get("retransmitted_segments")} for f in real]
+    if "real_flows" not in res.table_names():
+        return []
+    import polars as pl
+
+    g = res.table("real_goodput").group_by("flow").agg(pl.col("goodput_mbps").mean())
+    mean = dict(zip(g["flow"].to_list(), g["goodput_mbps"].to_list()))
+    return [{"src": r["src"], "src_port": r["src_port"], "dst": r["dst"],
+             "dst_port": r["dst_port"], "direction": "uplink" if r["uplink"] else "downlink",
+             "bytes": r["bytes"], "goodput_mbps": mean.get(r["flow"]), "rtt_p50_ms": None,
+             "retransmitted_segments": r.get("retransmits")}
+            for r in res.table("real_flows").iter_rows(named=True)]
+
+
+def percentiles_ms(stats: Any) -> dict[str, float]:
+    """p50, p99 and max (in that order, those present) of one of the report's statistics
+    (``{"p50_us": …, "p99_us": …, "max_us": …}``; ``_ns``, ``_ms`` and ``_s`` too), in ms."""
+    if not isinstance(stats, dict):
+        return {}
+    units = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
+    out = {}
+    for q in ("p50", "p99", "max"):
+        for unit, scale in units.items():
+            v = stats.get(f"{q}_{unit}")
+            if isinstance(v, (int, float)):
+                out[q] = v * scale
+                break
+    return out
 
 
 # -- helpers ----------------------------------------------------------------------------
