@@ -281,9 +281,10 @@ def test_an_unknown_ue_or_server_exits_2_and_leaves_nothing(tmp_path):
 
 @needs_root
 def test_the_command_exit_code_is_passed_on_and_the_summary_printed(tmp_path):
+    # The environment is the command's; '$MMTSIM_UE' among its arguments is filled in.
     r = _fake_cli("emulate", str(SCENARIO), "--out", str(tmp_path / "run"), "--", "sh", "-c",
-                  "test \"$MMTSIM_SERVER\" = 10.79.0.2 && ip -o -4 addr | grep -q 10.79.0.1 "
-                  "&& exit 7")
+                  "test \"$MMTSIM_SERVER\" = 10.79.0.2 && test \"$1\" = 10.79.0.1 "
+                  "&& ip -o -4 addr | grep -q 10.79.0.1 && exit 7", "sh", "$MMTSIM_UE")
     assert r.returncode == 7, r.stderr
     assert "lag behind the wall clock: p50 0.001 ms, p99 0.005 ms, max 0.020 ms" in r.stderr
     assert f"wrote {tmp_path / 'run'}" in r.stderr

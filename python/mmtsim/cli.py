@@ -237,9 +237,11 @@ def _add_emulation_commands(sub) -> None:
     em = sub.add_parser("emulate", help="run COMMAND in the UE's namespace through the emulated "
                         "scenario (root; docs/emulation.md)",
                         usage="mmtsim emulate SCENARIO [options] -- COMMAND ...",
-                        epilog="Exit code: COMMAND's; 2 for bad input (nothing is written), "
-                               "1 when the driver fails or, with --strict, the lag bound is "
-                               "passed.", **common)
+                        epilog="'$MMTSIM_SERVER' and '$MMTSIM_UE' in COMMAND (quoted, so that "
+                               "your shell leaves them) become the two addresses. Exit code: "
+                               "COMMAND's; 2 for bad input (nothing is written), 1 when the "
+                               "driver fails or, with --strict, the lag bound is passed.",
+                        **common)
     sh = sub.add_parser("shell", help="an interactive shell in the UE's namespace of the "
                         "emulated scenario (root; docs/emulation.md)", **common)
     for q in (em, sh):
@@ -307,6 +309,12 @@ def _emulation(args) -> int:
     em = Emulation(args.scenario, ue=args.ue, server=args.server, out=args.out,
                    server_cmd=args.server_cmd, max_lag=args.max_lag, strict=args.strict,
                    overrides=args.overrides, seed=args.seed, duration=args.duration)
+    # `$MMTSIM_SERVER` quoted on the command line reaches us unexpanded: the variables are
+    # the command's, not the caller's shell's, so they are filled in here.
+    values = {"MMTSIM_SERVER": em.server_addr, "MMTSIM_UE": em.ue_addr}
+    for name, value in values.items():
+        command = [a.replace("${" + name + "}", value).replace("$" + name, value)
+                   for a in command]
     em.command = command
     failure = None
     try:
