@@ -9,6 +9,9 @@ Quick use::
 
     res = mmtsim.sweep("examples/sweeps/sweep-cc.toml", "out/cc")   # grid x seeds, resumable
 
+    with mmtsim.emulate("examples/mmwave-2017.toml") as em:     # real programs, root
+        em.run_in_ue(["iperf3", "-c", em.server_addr, "-t", "8"])
+
 Runs release the GIL: a ``concurrent.futures.ThreadPoolExecutor`` runs several at once.
 Heavy dependencies (polars, pyarrow, matplotlib) are imported only when used.
 """
@@ -18,6 +21,8 @@ from __future__ import annotations
 from . import _core
 from ._core import Cancelled, MmtsimError, ScenarioError, SimulationError
 from .api import read_run, run, validate
+# Real-time emulation (root): ``with mmtsim.emulate("examples/mmwave-2017.toml") as em:``.
+from .emulate import Emulation, EmulationUnavailable, emulate
 # The function shadows its module's name on the package: ``mmtsim.sweep(...)`` runs a sweep;
 # ``from mmtsim.sweep import load_sweep`` (or ``importlib.import_module``) reaches the module.
 from .sweep import SweepFileError, SweepResult, sweep
@@ -30,12 +35,15 @@ __version__: str = _core.__version__
 
 __all__ = [
     "Cancelled",
+    "Emulation",
+    "EmulationUnavailable",
     "MmtsimError",
     "ScenarioError",
     "SimulationError",
     "SweepFileError",
     "SweepResult",
     "SweepError",
+    "emulate",
     "read_run",
     "report",
     "run",

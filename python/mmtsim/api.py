@@ -100,16 +100,7 @@ def run(
     staging = None
     if out is not None:
         out = Path(out)
-        if out.exists() and not (out / "summary.json").exists() and any(out.iterdir()):
-            raise FileExistsError(f"{out} exists and is not an mmtsim run folder; choose another --out")
-        out.parent.mkdir(parents=True, exist_ok=True)
-        _remove_stale_staging(out)
-        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
-        (staging / STAGING_OWNER).write_text(f"{os.getpid()}\n")
-        # mkdtemp makes the folder private (0700); a run folder gets the usual permissions.
-        umask = os.umask(0)
-        os.umask(umask)
-        staging.chmod(0o777 & ~umask)
+        staging = open_staging(out)
     try:
         prog = _core.Progress()
         capture = str(staging / "pcap") if staging is not None else None
@@ -125,20 +116,43 @@ def run(
         result = RunResult(summary, tables)
         if staging is not None:
             result._write_into(staging)
-            (staging / STAGING_OWNER).unlink()
-            if out.exists():
-                trash = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
-                out.rename(trash / "old")
-                staging.rename(out)
-                shutil.rmtree(trash, ignore_errors=True)
-            else:
-                staging.rename(out)
+            publish_staging(staging, out)
             staging = None
             result.path = out
         return result
     finally:
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
+
+
+def open_staging(out: Path) -> Path:
+    """A new staging folder beside the run folder ``out``, owned by this process: a run is
+    written there and renamed into place whole (:func:`publish_staging`), so that a failed
+    or killed run leaves no partial folder. Refuses an ``out`` that holds something other
+    than a run folder."""
+    if out.exists() and not (out / "summary.json").exists() and any(out.iterdir()):
+        raise FileExistsError(f"{out} exists and is not an mmtsim run folder; choose another --out")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale_staging(out)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    (staging / STAGING_OWNER).write_text(f"{os.getpid()}\n")
+    # mkdtemp makes the folder private (0700); a run folder gets the usual permissions.
+    umask = os.umask(0)
+    os.umask(umask)
+    staging.chmod(0o777 & ~umask)
+    return staging
+
+
+def publish_staging(staging: Path, out: Path) -> None:
+    """Renames a written staging folder to ``out``, replacing an earlier run folder there."""
+    (staging / STAGING_OWNER).unlink()
+    if out.exists():
+        trash = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+        out.rename(trash / "old")
+        staging.rename(out)
+        shutil.rmtree(trash, ignore_errors=True)
+    else:
+        staging.rename(out)
 
 
 #: File in a staging folder naming the process that writes it.

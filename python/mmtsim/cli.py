@@ -17,7 +17,7 @@ EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 #: File-system failures that are not the user's input (the disk filled up mid-run).
 _IO_FAILURES = {errno.ENOSPC, errno.EDQUOT, errno.EIO}
 #: Subcommands whose --out is a folder, checked before anything runs.
-_OUT_FOLDERS = {"run", "sweep", "reproduce", "plot"}
+_OUT_FOLDERS = {"run", "sweep", "reproduce", "plot", "emulate", "shell"}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -101,6 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_summary_commands(sub)  # summarize, report (block "sweep summaries" below)
     _add_reproduce_command(sub)
+    _add_emulation_commands(sub)  # emulate, shell (block "real-time emulation" below)
 
     s = sub.add_parser("schema", help="print the JSON Schema of scenario files")
     s.add_argument("--out", help="write to this file instead of stdout")
@@ -220,6 +221,160 @@ def _dispatch_summary(args) -> int:
 # --- end of sweep summaries ---------------------------------------------------------------
 
 
+# --- real-time emulation: `mmtsim emulate`, `mmtsim shell` (python/mmtsim/emulate.py) ------
+
+_EMULATION_COMMANDS = ("emulate", "shell")
+
+
+def _add_emulation_commands(sub) -> None:
+    common = dict(description=(
+        "Real programs' packets through the scenario, simulated at the wall clock's pace: "
+        "the UE's side is the network namespace mmtsim-ue-PID (MMTSIM_UE=10.79.0.1), the "
+        "server's side this host (MMTSIM_SERVER=10.79.0.2) or, with --server-cmd, its own "
+        "namespace. Needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN) and /dev/net/tun; see "
+        "docs/emulation.md. Writes a run folder (summary.json, tables, real_flows, "
+        "emulation.json, tun.pcap)."))
+    em = sub.add_parser("emulate", help="run COMMAND in the UE's namespace through the emulated "
+                        "scenario (root; docs/emulation.md)",
+                        usage="mmtsim emulate SCENARIO [options] -- COMMAND ...",
+                        epilog="'$MMTSIM_SERVER' and '$MMTSIM_UE' in COMMAND (quoted, so that "
+                               "your shell leaves them) become the two addresses. Exit code: "
+                               "COMMAND's; 2 for bad input (nothing is written), 1 when the "
+                               "driver fails or, with --strict, the lag bound is passed.",
+                        **common)
+    sh = sub.add_parser("shell", help="an interactive shell in the UE's namespace of the "
+                        "emulated scenario (root; docs/emulation.md)", **common)
+    for q in (em, sh):
+        q.add_argument("scenario", help="scenario file (TOML or JSON) with a [ran]")
+        q.add_argument("--ue", metavar="NAME", help="the scenario's UE that the UE side "
+                       "stands for (default: the first)")
+        q.add_argument("--server", metavar="NAME", help="the scenario's node that the server "
+                       "side stands for (default: the first wired node the UE reaches)")
+        q.add_argument("--server-cmd", metavar="CMD", help="run the server side in its own "
+                       "namespace and start CMD there (a shell command, e.g. "
+                       "'python3 -m http.server 8000'); it is ended at the end")
+        q.add_argument("--out", metavar="DIR", help="run folder to write "
+                       "(default out/emulate-DATE-TIME)")
+        q.add_argument("--max-lag", metavar="DURATION", default="1ms",
+                       help="how far the wall clock may run ahead of the simulation before a "
+                            "warning (default 1ms)")
+        q.add_argument("--strict", action="store_true",
+                       help="stop with exit code 1 when the lag bound is passed")
+        q.add_argument("--set", dest="overrides", action="append", default=[], type=_set,
+                       metavar="KEY.PATH=VALUE", help="override a scenario value (repeatable)")
+        q.add_argument("--seed", type=_seed, help="master seed of the simulated parts")
+        q.add_argument("--duration", metavar="DURATION",
+                       help="end the emulation after this long (overrides simulation.duration)")
+
+
+def _split_command(argv: list[str]) -> tuple[list[str], list[str] | None]:
+    """``emulate ... -- COMMAND ...``: the arguments before the first ``--`` and the command
+    (``None`` without ``--``)."""
+    if "--" not in argv:
+        return argv, None
+    i = argv.index("--")
+    return argv[:i], argv[i + 1:]
+
+
+def _emulation(args) -> int:
+    import os
+    import shutil
+
+    from .emulate import Emulation, EmulationUnavailable, is_lag_exceeded
+
+    if args.cmd == "emulate":
+        command = args.command
+        if not command:
+            print("mmtsim: emulate needs a COMMAND after `--`, e.g. "
+                  "`mmtsim emulate SCENARIO -- iperf3 -c $MMTSIM_SERVER` "
+                  "(or `mmtsim shell SCENARIO` for a shell)", file=sys.stderr)
+            return EXIT_USAGE
+    else:
+        command = [os.environ.get("SHELL") or "/bin/sh"]
+    exe = command[0]
+    if (os.sep in exe and not (os.path.isfile(exe) and os.access(exe, os.X_OK))) or \
+            (os.sep not in exe and shutil.which(exe) is None):
+        print(f"mmtsim: COMMAND {exe!r}: not found"
+              + ("" if os.sep in exe else " on PATH"), file=sys.stderr)
+        return EXIT_USAGE
+    for flag, value in (("--max-lag", args.max_lag), ("--duration", args.duration)):
+        if value is None:
+            continue
+        try:
+            if not _core.parse_duration(value) > 0:
+                raise ValueError("expected a positive duration")
+        except ValueError as e:
+            print(f"mmtsim: {flag} {value!r}: {e}", file=sys.stderr)
+            return EXIT_USAGE
+    em = Emulation(args.scenario, ue=args.ue, server=args.server, out=args.out,
+                   server_cmd=args.server_cmd, max_lag=args.max_lag, strict=args.strict,
+                   overrides=args.overrides, seed=args.seed, duration=args.duration)
+    # `$MMTSIM_SERVER` quoted on the command line reaches us unexpanded: the variables are
+    # the command's, not the caller's shell's, so they are filled in here.
+    values = {"MMTSIM_SERVER": em.server_addr, "MMTSIM_UE": em.ue_addr}
+    for name, value in values.items():
+        command = [a.replace("${" + name + "}", value).replace("$" + name, value)
+                   for a in command]
+    em.command = command
+    failure = None
+    try:
+        with em:
+            where = (f"namespace {em.server_ns}" if em.server_ns else "this host")
+            print(f"mmtsim: emulating {args.scenario}: UE {em.ue_name} = {em.ue_addr} "
+                  f"(namespace {em.ue_ns}), server {em.server_name} = {em.server_addr} "
+                  f"({where})" + ("; exit the shell to end" if args.cmd == "shell" else ""),
+                  file=sys.stderr)
+            rc = em.run_in_ue(command).returncode
+    except EmulationUnavailable as e:
+        print(f"mmtsim: {args.cmd}: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except _core.SimulationError as e:
+        if em.result is None:
+            raise
+        failure = e
+    _print_emulation(em)  # its warnings say if the command was stopped, and why
+    if failure is not None:
+        what = "stopped: the lag bound was passed (--strict)" if is_lag_exceeded(failure) \
+            else "failed"
+        print(f"mmtsim: emulation {what}: {failure}", file=sys.stderr)
+        return EXIT_FAIL
+    return 128 - rc if rc < 0 else rc
+
+
+def _print_emulation(em) -> None:
+    """The end summary (stderr: stdout is the command's): real flows, lag, the folder."""
+    from .emulate import percentiles_ms, real_flows
+
+    res, report = em.result, em.report or {}
+    if res is None:
+        return
+    err = sys.stderr
+    flows = real_flows(res)
+    if not flows:
+        print("mmtsim: no real flow crossed the emulated network", file=err)
+    fmt = lambda x, d=1: "-" if x is None else f"{x:.{d}f}"  # noqa: E731
+    for f in flows:
+        print(f"real {f['src']}:{f['src_port']} → {f['dst']}:{f['dst_port']} "
+              f"{f['direction']}: {fmt(f['goodput_mbps'])} Mbit/s, RTT p50 "
+              f"{fmt(f['rtt_p50_ms'], 2)} ms, {f['bytes']} bytes, "
+              f"{f['retransmitted_segments'] if f['retransmitted_segments'] is not None else '-'}"
+              " segments retransmitted", file=err)
+    lag_report = report.get("lag") if isinstance(report.get("lag"), dict) else {}
+    for what, d in (("lag behind the wall clock", lag_report.get("turns", lag_report)),
+                    ("lateness of delivered packets", report.get("lateness"))):
+        q = percentiles_ms(d)
+        if q:
+            print(f"{what}: " + ", ".join(f"{k} {v:.3f} ms" for k, v in q.items()), file=err)
+    for w in report.get("warnings") or []:
+        print(f"mmtsim: warning: {w}", file=err)
+    print(f"wrote {em.out} (summary.json, tables, emulation.json"
+          + (", tun.pcap" if (em.out / "tun.pcap").exists() else "")
+          + (", server.log" if (em.out / "server.log").exists() else "") + ")", file=err)
+
+
+# --- end of real-time emulation ---------------------------------------------------------
+
+
 def _add_reproduce_command(sub) -> None:
     from .reproduce import REPRODUCTIONS
 
@@ -293,6 +448,10 @@ def main(argv=None) -> int:
 
         args = add_import_parser(_Parser).parse_args(argv[2:])
         args.cmd = "trace-import"
+    elif argv[:1] == ["emulate"]:  # everything after `--` is the command, untouched
+        before, command = _split_command(argv)
+        args = build_parser().parse_args(before)
+        args.command = command
     else:
         args = build_parser().parse_args(argv)
     try:
@@ -334,6 +493,8 @@ def _dispatch(args) -> int:
         return import_command(args)
     if args.cmd == "kernel-compare":
         return _kernel_compare(args)
+    if args.cmd in _EMULATION_COMMANDS:
+        return _emulation(args)
     if args.cmd in _SUMMARY_COMMANDS:
         return _dispatch_summary(args)
     if args.cmd == "run":

@@ -17,6 +17,11 @@ Files written into ``RUN/plots/``:
   marked (``plot_cells.py``).
 - ``overview.png``: every panel above, stacked on one time axis.
 
+An emulation's run folder (``mmtsim emulate``) also has real flows, the connections of
+real programs that crossed the simulated network: the goodput and RTT panels draw them
+(``real_goodput``, ``real_rtt``) beside the scenario's simulated flows, each labelled
+"real SRC:PORT→DST:PORT".
+
 Each sample of the ``ran`` table holds until the next one (``results.py`` documents the
 tables). Long series are thinned for drawing; the data files keep every sample.
 """
@@ -160,9 +165,34 @@ def _draw_flow_panel(ax, res: RunResult, panel) -> None:
         ax.plot(d["t_s"].to_numpy(), d[col].to_numpy() * scale, label=labels.get(k, str(k)),
                 **style)
         drawn = True
+    drawn |= _draw_real_flows(ax, res, table, col, scale)
     ax.set_ylabel(label)
     if not drawn:
         ax.text(0.5, 0.5, "no data", transform=ax.transAxes, ha="center")
+
+
+def real_flow_labels(res: RunResult) -> dict[int, str]:
+    """"real SRC:PORT→DST:PORT" of each real flow of an emulation run (empty otherwise)."""
+    if "real_flows" not in res.table_names():
+        return {}
+    return {r["flow"]: f"real {r['src']}:{r['src_port']}→{r['dst']}:{r['dst_port']}"
+            for r in res.table("real_flows").iter_rows(named=True)}
+
+
+def _draw_real_flows(ax, res: RunResult, table: str, col: str, scale: float) -> bool:
+    """The real flows' lines of the goodput or RTT panel (``real_goodput``, ``real_rtt``),
+    after the simulated flows' and in the same style; True if any was drawn."""
+    name = f"real_{table}"
+    if name not in res.table_names():
+        return False
+    df = res.table(name)
+    labels = real_flow_labels(res)
+    for k in sorted(df["flow"].unique().to_list()):
+        d = _thin(df.filter(pl.col("flow") == k))
+        style = dict(lw=0, marker=".", ms=1.5) if table == "rtt" else dict(lw=0.8)
+        ax.plot(d["t_s"].to_numpy(), d[col].to_numpy() * scale,
+                label=labels.get(k, f"real flow {k}"), **style)
+    return df.height > 0
 
 
 def _legends(axes) -> None:

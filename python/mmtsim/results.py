@@ -17,6 +17,12 @@ Tables and their columns (units in the names):
   per change of serving cell or failed attempt
 - ``measurements`` (with ``ran.handover.log_measurements_every``): t_s, ue, cell,
   rsrp_dbm, sinr_db, rsrp_filtered_dbm, los
+- ``real_flows`` (emulation runs, ``mmtsim emulate``): flow, src_ip, src_port, dst_ip,
+  dst_port (addresses as 32-bit numbers, and ``src``/``dst`` as dotted text), uplink (1:
+  from the UE), bytes, packets, retransmits, first_ns, last_ns — one row per real
+  connection seen at the TUN devices
+- ``real_goodput``: flow, t_s, goodput_mbps; ``real_rtt``: flow, t_s, rtt_ms — the real
+  flows' series, shaped as ``goodput`` and ``rtt`` (``flow`` indexes ``real_flows``)
 
 ``flow`` indexes ``summary["flows"]``.
 """
@@ -40,6 +46,9 @@ _COLUMNS = {
     "ran": ("ue", "t_s"),
     "handovers": ("t_s", "ue", "from", "to", "kind", "success"),
     "measurements": ("t_s", "ue", "cell", "rsrp_dbm"),
+    "real_flows": ("flow", "src_ip", "src_port", "dst_ip", "dst_port", "uplink", "bytes"),
+    "real_goodput": ("flow", "t_s", "goodput_mbps"),
+    "real_rtt": ("flow", "t_s", "rtt_ms"),
 }
 #: The ``kind`` column of ``handovers``: Rust writes the index into this tuple
 #: (``HandoverKind::NAMES``).
@@ -72,6 +81,16 @@ class RunFolderError(ValueError):
     """A run folder that is missing, incomplete or damaged (bad input: exit code 2)."""
 #: Written only by runs with a radio access network.
 RAN_TABLES = ("ran", "handovers", "measurements")
+#: Written only by emulation runs: the real connections that crossed the TUN devices.
+REAL_TABLES = ("real_flows", "real_goodput", "real_rtt")
+#: Tables a run folder has only when its run made them.
+OPTIONAL_TABLES = RAN_TABLES + REAL_TABLES
+
+
+def ip_text(addr: int) -> str:
+    """An IPv4 address held as a 32-bit number (most significant byte first) as text."""
+    a = int(addr)
+    return f"{a >> 24 & 255}.{a >> 16 & 255}.{a >> 8 & 255}.{a & 255}"
 _U64_MAX = np.iinfo(np.uint64).max
 
 
@@ -93,6 +112,8 @@ def _convert(name: str, cols: dict[str, np.ndarray]) -> dict[str, Any]:
             out[k] = np.where(v == np.iinfo(np.uint32).max, -1, w)
         else:
             out[k] = v
+        if name == "real_flows" and k in ("src_ip", "dst_ip"):
+            out[k[:3]] = np.array([ip_text(a) for a in v], dtype=str)
     return out
 
 
@@ -166,8 +187,9 @@ class RunResult:
         return pl.DataFrame(self.summary["links"], infer_schema_length=None)
 
     def table_names(self) -> tuple[str, ...]:
-        """Tables this run has: the flow and queue tables, plus ``ran`` with a RAN."""
-        return TABLES + tuple(n for n in RAN_TABLES if n in self._raw)
+        """Tables this run has: the flow and queue tables, plus ``ran`` with a RAN and the
+        ``real_*`` tables of an emulation."""
+        return TABLES + tuple(n for n in OPTIONAL_TABLES if n in self._raw)
 
     def _write_into(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
@@ -191,7 +213,7 @@ class RunResult:
                 raise ValueError("expected an object with a list of flows")
         except (ValueError, UnicodeDecodeError) as e:
             raise RunFolderError(f"{summary_file}: not a valid run summary ({e})") from None
-        names = TABLES + tuple(n for n in RAN_TABLES if (folder / f"{n}.parquet").exists())
+        names = TABLES + tuple(n for n in OPTIONAL_TABLES if (folder / f"{n}.parquet").exists())
         tables = {}
         for n in names:
             path = folder / f"{n}.parquet"

@@ -1,0 +1,108 @@
+"""Real-time emulation end to end with the extension's driver: the Linux TCP stack of a
+sender in the UE's namespace, through examples/mmwave-2017.toml's simulated RAN and
+wired links, to a receiver in the server's namespace (docs/emulation.md).
+
+Needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN), /dev/net/tun and iproute2, as the kernel
+harness; CI runs it as root. Each test takes the emulation's wall-clock length (a few
+seconds).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLES, ROOT, cli
+from mmtsim import _core
+from mmtsim.kernel import netns
+
+if not hasattr(_core, "Emulation"):
+    pytest.skip("this build of the extension has no real-time driver (_core.Emulation)",
+                allow_module_level=True)
+
+_MISSING = netns.missing_privileges()
+needs_root = pytest.mark.skipif(bool(_MISSING), reason="emulation needs "
+                                + "; ".join(_MISSING) + " (CI runs these as root)")
+
+SCENARIO = EXAMPLES / "mmwave-2017.toml"
+ENDPOINT = [sys.executable, "-m", "mmtsim.kernel.endpoint"]
+PORT = 5001
+#: The scenario's own uplink flow is kept light, so that the real one has the radio.
+BACKGROUND = ["--set", "flows.0.app.rate=10Mbps"]
+#: A Python bulk sender through the simulated uplink (about 2 Gbit/s free in the first,
+#: line-of-sight seconds): well above a stalled flow, below the radio's rate.
+GOODPUT_BAND_MBPS = (5.0, 2500.0)
+
+
+def _server_cmd(tmp_path: Path) -> str:
+    return " ".join([*ENDPOINT, "recv", "--port", str(PORT), "--out",
+                     str(tmp_path / "recv.json"), "--max-seconds", "30"])
+
+
+def _sender(tmp_path: Path, seconds: float) -> list[str]:
+    # $MMTSIM_SERVER is read by the shell of the UE's namespace, as a user would write it.
+    return ["sh", "-c", " ".join([*ENDPOINT, "send", "--dst", '"$MMTSIM_SERVER"', "--port",
+                                  str(PORT), "--cc", "cubic", "--duration", f"{seconds:g}",
+                                  "--out", str(tmp_path / "send.json")])]
+
+
+def _nothing_left(pid: int) -> None:
+    assert not [ns for ns in netns.list_namespaces() if ns.endswith(f"-{pid}")]
+    links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
+    assert f"mmU{pid}" not in links and f"mmV{pid}" not in links
+
+
+@needs_root
+def test_a_real_uplink_flow_crosses_the_simulated_ran(tmp_path):
+    out = tmp_path / "run"
+    r = cli("emulate", str(SCENARIO), "--duration", "4s", "--out", str(out), *BACKGROUND,
+            "--server-cmd", _server_cmd(tmp_path), "--", *_sender(tmp_path, 3))
+    assert r.returncode == 0, r.stderr
+    for f in ("summary.json", "emulation.json", "tun.pcap", "real_flows.parquet",
+              "real_goodput.parquet", "real_rtt.parquet", "ran.parquet"):
+        assert (out / f).exists(), f
+    import mmtsim
+
+    res = mmtsim.read_run(out)
+    flows = res.table("real_flows")
+    assert flows.height == 1, flows
+    flow = flows.row(0, named=True)
+    assert flow["uplink"] == 1 and flow["bytes"] > 0
+    assert (flow["src"], flow["dst"], flow["dst_port"]) == ("10.79.0.1", "10.79.0.2", PORT)
+    from mmtsim.emulate import real_flows
+
+    (real,) = real_flows(res)
+    assert real["direction"] == "uplink"
+    lo, hi = GOODPUT_BAND_MBPS
+    assert lo < real["goodput_mbps"] < hi, real
+    assert real["rtt_p50_ms"] > 22  # 2 × (1 + 10) ms of wires, and the radio
+    assert res.table("real_goodput").height > 0
+    report = json.loads((out / "emulation.json").read_text())
+    assert any("lag" in k for k in report), report
+    assert report.get("kernel")
+    assert "lag behind the wall clock" in r.stderr
+    # The pcap has more than its header: packets crossed the TUN devices.
+    assert (out / "tun.pcap").stat().st_size > 24 + 16 * 10
+
+
+@needs_root
+def test_ctrl_c_leaves_no_namespace_and_no_tun_device(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
+    p = subprocess.Popen([sys.executable, "-m", "mmtsim", "emulate", str(SCENARIO), "--out",
+                          str(tmp_path / "run"), *BACKGROUND, "--server-cmd",
+                          _server_cmd(tmp_path), "--", *_sender(tmp_path, 20)],
+                         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    banner = p.stderr.readline()
+    assert "mmtsim: emulating" in banner, banner + p.stderr.read()
+    time.sleep(1.5)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode != 0, err
+    _nothing_left(p.pid)
