@@ -20,12 +20,7 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLES, ROOT, cli
-from mmtsim import _core
 from mmtsim.kernel import netns
-
-if not hasattr(_core, "Emulation"):
-    pytest.skip("this build of the extension has no real-time driver (_core.Emulation)",
-                allow_module_level=True)
 
 _MISSING = netns.missing_privileges()
 needs_root = pytest.mark.skipif(bool(_MISSING), reason="emulation needs "
@@ -34,8 +29,6 @@ needs_root = pytest.mark.skipif(bool(_MISSING), reason="emulation needs "
 SCENARIO = EXAMPLES / "mmwave-2017.toml"
 ENDPOINT = [sys.executable, "-m", "mmtsim.kernel.endpoint"]
 PORT = 5001
-#: The scenario's own uplink flow is kept light, so that the real one has the radio.
-BACKGROUND = ["--set", "flows.0.app.rate=10Mbps"]
 #: A Python bulk sender through the simulated uplink (about 2 Gbit/s free in the first,
 #: line-of-sight seconds): well above a stalled flow, below the radio's rate.
 GOODPUT_BAND_MBPS = (5.0, 2500.0)
@@ -62,7 +55,7 @@ def _nothing_left(pid: int) -> None:
 @needs_root
 def test_a_real_uplink_flow_crosses_the_simulated_ran(tmp_path):
     out = tmp_path / "run"
-    r = cli("emulate", str(SCENARIO), "--duration", "4s", "--out", str(out), *BACKGROUND,
+    r = cli("emulate", str(SCENARIO), "--duration", "4s", "--out", str(out),
             "--server-cmd", _server_cmd(tmp_path), "--", *_sender(tmp_path, 3))
     assert r.returncode == 0, r.stderr
     for f in ("summary.json", "emulation.json", "tun.pcap", "real_flows.parquet",
@@ -96,7 +89,7 @@ def test_a_real_uplink_flow_crosses_the_simulated_ran(tmp_path):
 def test_ctrl_c_leaves_no_namespace_and_no_tun_device(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
     p = subprocess.Popen([sys.executable, "-m", "mmtsim", "emulate", str(SCENARIO), "--out",
-                          str(tmp_path / "run"), *BACKGROUND, "--server-cmd",
+                          str(tmp_path / "run"), "--server-cmd",
                           _server_cmd(tmp_path), "--", *_sender(tmp_path, 20)],
                          env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     banner = p.stderr.readline()

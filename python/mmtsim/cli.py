@@ -245,11 +245,11 @@ def _add_emulation_commands(sub) -> None:
     sh = sub.add_parser("shell", help="an interactive shell in the UE's namespace of the "
                         "emulated scenario (root; docs/emulation.md)", **common)
     for q in (em, sh):
-        q.add_argument("scenario", help="scenario file (TOML or JSON) with a [ran]")
+        q.add_argument("scenario", help="scenario file (TOML or JSON)")
         q.add_argument("--ue", metavar="NAME", help="the scenario's UE that the UE side "
                        "stands for (default: the first)")
         q.add_argument("--server", metavar="NAME", help="the scenario's node that the server "
-                       "side stands for (default: the first wired node the UE reaches)")
+                       "side stands for (default: the far end of the UE's first flow)")
         q.add_argument("--server-cmd", metavar="CMD", help="run the server side in its own "
                        "namespace and start CMD there (a shell command, e.g. "
                        "'python3 -m http.server 8000'); it is ended at the end")
@@ -265,6 +265,11 @@ def _add_emulation_commands(sub) -> None:
         q.add_argument("--seed", type=_seed, help="master seed of the simulated parts")
         q.add_argument("--duration", metavar="DURATION",
                        help="end the emulation after this long (overrides simulation.duration)")
+        q.add_argument("--background", action="store_true",
+                       help="run the scenario's own flows too, as simulated background traffic "
+                            "(default: only the real packets)")
+        q.add_argument("--cpu", type=int, metavar="N",
+                       help="run the emulation's loop on CPU N only")
 
 
 def _split_command(argv: list[str]) -> tuple[list[str], list[str] | None]:
@@ -308,7 +313,8 @@ def _emulation(args) -> int:
             return EXIT_USAGE
     em = Emulation(args.scenario, ue=args.ue, server=args.server, out=args.out,
                    server_cmd=args.server_cmd, max_lag=args.max_lag, strict=args.strict,
-                   overrides=args.overrides, seed=args.seed, duration=args.duration)
+                   overrides=args.overrides, seed=args.seed, duration=args.duration,
+                   background=args.background, cpu=args.cpu)
     # `$MMTSIM_SERVER` quoted on the command line reaches us unexpanded: the variables are
     # the command's, not the caller's shell's, so they are filled in here.
     values = {"MMTSIM_SERVER": em.server_addr, "MMTSIM_UE": em.ue_addr}

@@ -246,7 +246,7 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     rows = check(a.case or sorted(CASES), a.cc or ["cubic", "reno", "bbr"], a.out)
     table = markdown(rows)
-    (a.out / "fidelity.md").write_text(table)
+    (a.out / "fidelity-table.txt").write_text(table)
     (a.out / "fidelity.json").write_text(json.dumps(rows, indent=1) + "\n")
     print(table)
     ok = all(x["goodput_within_tolerance"] and x["same_shape"] for x in rows)

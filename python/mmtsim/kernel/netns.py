@@ -156,16 +156,20 @@ def add_namespace(ns: str) -> None:
 
 
 def configure_tun(ns: str | None, tun: str, addr: str, prefix_len: int = PREFIX_LEN,
-                  default_route: bool = False) -> None:
+                  default_route: bool = False, txqueuelen: int | None = None) -> None:
     """Moves TUN device ``tun`` into ``ns`` (``None``: it stays where it is, the caller's
     namespace), turns IPv6 off on it, gives it ``addr/prefix_len`` and brings it up; with
-    ``default_route``, every destination outside the prefix goes through it as well."""
+    ``default_route``, every destination outside the prefix goes through it as well;
+    ``txqueuelen``: the device's queue of packets the kernel has written and the reader
+    has not yet taken (the kernel's default is 500)."""
     in_ns = (lambda argv: exec_argv(ns, argv)) if ns is not None else (lambda argv: argv)
     if ns is not None:
         _run("ip", "link", "set", "dev", tun, "netns", ns)
     sysctl(ns, f"net.ipv6.conf.{tun}.disable_ipv6", "1")
     _run(*in_ns(["ip", "addr", "add", f"{addr}/{prefix_len}", "dev", tun]))
     _run(*in_ns(["ip", "link", "set", "dev", tun, "up"]))
+    if txqueuelen is not None:
+        _run(*in_ns(["ip", "link", "set", "dev", tun, "txqueuelen", str(txqueuelen)]))
     if default_route:
         _run(*in_ns(["ip", "route", "add", "default", "dev", tun]))
 
