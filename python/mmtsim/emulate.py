@@ -60,13 +60,16 @@ from .results import RunResult
 UE_ADDR, SERVER_ADDR, PREFIX_LEN = "10.79.0.1", "10.79.0.2", 24
 UE_NS_PREFIX, SERVER_NS_PREFIX = "mmtsim-ue-", "mmtsim-srv-"
 DEFAULT_MAX_LAG_S = 1e-3
-#: Queue of each TUN device, packets. A kernel sender in slow start writes bursts of
-#: thousands of segments faster than one loop turn reads 64; with the kernel's default
-#: of 500 the device drops them, and the kernel sees losses that no part of the scenario
-#: made (measured: a CUBIC upload through mmwave-2017 stayed at a cwnd of about 400
-#: segments, 180 Mbit/s, where the scenario carries 1.9 Gbit/s). A real UE's modem
-#: queues in its RLC buffer, which the scenario models.
-TUN_TXQUEUELEN = 10_000
+#: Queue of each TUN device, packets. A TUN device never pushes back on the sender (it
+#: orphans what it queues, so TCP Small Queues do not apply), and a kernel sender in slow
+#: start writes bursts of tens of thousands of segments faster than the loop reads them;
+#: what the queue cannot hold is dropped, and the kernel sees losses that no part of the
+#: scenario made. Measured through mmwave-2017: with the kernel's default of 500 a CUBIC
+#: upload stalled at a cwnd of about 400 segments (180 Mbit/s where the scenario carries
+#: 1.9 Gbit/s); with 10 000 a Reno upload still lost 1202 segments there. 50 000 holds a
+#: whole 64 MiB send buffer of 1448-byte segments, so the device drops nothing a sender
+#: can have in flight; it costs kernel memory only while a burst waits.
+TUN_TXQUEUELEN = 50_000
 #: How long a server command may take to open its listening socket.
 SERVER_READY_TIMEOUT_S = 5.0
 #: After the end of the emulation, how long a program still running in it has between
@@ -179,6 +182,8 @@ class Emulation:
         self._core = None
         self._staging: Path | None = None
         self._made_ns: list[str] = []
+        #: The TUN devices' kernel counters, read just before the devices go.
+        self._devices: dict | None = None
         self._made_dirs: list[Path] = []
         self._children: list[subprocess.Popen] = []
         self._server: subprocess.Popen | None = None
@@ -382,6 +387,11 @@ class Emulation:
             for ns in self._made_ns:
                 netns.kill_namespace_processes(ns)
             if self._core is not None:
+                self._devices = {
+                    "ue": _device_stats(self.ue_ns if self.ue_ns in self._made_ns else None, self.ue_tun),
+                    "server": _device_stats(self.server_ns if self.server_ns in self._made_ns else None,
+                                            self.server_tun),
+                }
                 self._core.stop()
                 if self._thread is not None:
                     _wait(self._done)
@@ -421,6 +431,13 @@ class Emulation:
             "note": "a real-time emulation: only the simulated parts follow the seed",
         }
         report = json.loads(report_text)
+        report["devices"] = self._devices
+        for side, st in (report["devices"] or {}).items():
+            if st and st.get("tx_dropped"):
+                report.setdefault("warnings", []).append(
+                    f"the kernel dropped {st['tx_dropped']} packets at the {side} side's TUN device "
+                    f"before the emulation read them (its queue of {TUN_TXQUEUELEN} was full): "
+                    f"losses that are not the scenario's")
         report.setdefault("kernel", platform.release())
         report.setdefault("ue_namespace", self.ue_ns)
         report.setdefault("server_namespace", self.server_ns)
@@ -538,6 +555,20 @@ def percentiles_ms(stats: Any) -> dict[str, float]:
 
 
 # -- helpers ----------------------------------------------------------------------------
+
+
+def _device_stats(ns: str | None, dev: str) -> dict | None:
+    """The kernel's counters of TUN device ``dev`` (``ip -s -j link``): packets written to
+    it and dropped at it (``tx``: the kernel's side, which the emulation reads), ``None``
+    if they cannot be read."""
+    argv = ["ip", "-s", "-j", "link", "show", "dev", dev]
+    r = subprocess.run(netns.exec_argv(ns, argv) if ns else argv, capture_output=True, text=True)
+    try:
+        st = json.loads(r.stdout)[0]["stats64"]
+    except (ValueError, LookupError, TypeError):
+        return None
+    return {"tx_packets": st["tx"]["packets"], "tx_dropped": st["tx"]["dropped"],
+            "rx_packets": st["rx"]["packets"], "rx_dropped": st["rx"]["dropped"]}
 
 
 def _terminate(p: subprocess.Popen) -> None:

@@ -56,9 +56,11 @@ use crate::rawpcap::RawPcap;
 use crate::realflows::{Point, RealFlowTables, RealFlows};
 use crate::tun::Tun;
 
-/// Packets read from one device per turn, so that the run and the writes are never
-/// starved by a flood of input.
-pub const READ_BATCH: usize = 64;
+/// Packets read from one device per turn. Large, because a kernel sender in slow start
+/// writes thousands of segments into the device in a few milliseconds (the device orphans
+/// them, so TCP Small Queues do not hold the socket back) and the device drops what its
+/// queue cannot hold; bounded, so that the run and the writes still get their turn.
+pub const READ_BATCH: usize = 256;
 /// Longest sleep, ns, so that a stop request is seen promptly.
 const MAX_SLEEP_NS: u64 = 10_000_000;
 /// Read buffer: larger than any packet a TUN device without offloads hands over.

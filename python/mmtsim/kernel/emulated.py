@@ -21,7 +21,8 @@ against mmtsim's ``cubic``, ``newreno`` and ``bbr``):
    - shape: goodput, RTT (per ACK, the network path's) and cwnd series binned alike must
      go up and down together: Pearson correlation at least ``SHAPE_MIN_CORRELATION``, or
      both series flat (coefficient of variation below ``FLAT_CV``), where correlation
-     says nothing.
+     says nothing;
+   - validity: the emulation kept to the wall clock (no lag episode), or the row fails.
 
 Kernel goodput and RTT come from the packets where they cross the TUN devices (the
 emulation's ``real_goodput`` and ``real_rtt`` tables), cwnd from the sender's
@@ -68,6 +69,8 @@ class EmuCase:
     flow: int
     duration_s: float
     what: str
+    #: The application's rate on both sides (None: bulk).
+    rate_mbps: float | None = None
 
 
 CASES = {
@@ -75,10 +78,16 @@ CASES = {
         "blockage", EXAMPLES / "blockage.toml", "server1", "client1", 0, 15.0,
         "a 1 Gbit/s trace link cut to 50 Mbit/s from 5 to 6 s and 12 to 14 s, 2.5 MB buffer, "
         "20 ms round trip (examples/blockage.toml, first path)"),
+    # The scenario's own flow is a 2 Gbit/s application; in line of sight its radio carries
+    # about 2.9 Gbit/s, more than one emulation loop carries in real time on a 2-core
+    # machine (about 2.1 Gbit/s, BENCHMARKS.md). A 1 Gbit/s application on both sides
+    # keeps the comparison about the network: the building's shadow cuts the rate below
+    # it, and how each TCP rides that out is what is compared.
     "mmwave": EmuCase(
         "mmwave", EXAMPLES / "mmwave-2017.toml", "ue1", "server", 0, 9.0,
         "one UE walking past a building, uplink over the mmWave RAN (ns-3 mmWave 2017 frame, "
-        "28 GHz, 10 MB RLC buffer), 22 ms wired round trip (examples/mmwave-2017.toml)"),
+        "28 GHz, 10 MB RLC buffer), 22 ms wired round trip, a 1 Gbit/s application "
+        "(examples/mmwave-2017.toml)", rate_mbps=1000.0),
 }
 
 
@@ -118,8 +127,10 @@ def run_kernel(case: EmuCase, cc: str, workdir: Path) -> dict:
     em = Emulation(str(case.scenario), ue=case.sender, server=case.receiver, out=workdir / "emulation",
                    server_cmd=recv, duration=case.duration_s + 4.0)
     with em:
+        rate = [] if case.rate_mbps is None else ["--rate-mbps", str(case.rate_mbps)]
         em.run_in_ue([sys.executable, str(ENDPOINT), "send", "--dst", em.server_addr, "--port", str(PORT),
-                      "--cc", cc, "--duration", str(case.duration_s), "--out", str(send_json)], check=True)
+                      "--cc", cc, "--duration", str(case.duration_s), "--out", str(send_json), *rate],
+                     check=True)
     report = em.report
     t0 = report["started_monotonic_ns"]
     sent = json.loads(send_json.read_text())
@@ -150,9 +161,11 @@ def run_mmtsim(case: EmuCase, cc: str, start_s: float, mss: int) -> dict:
     """The same scenario simulated, its flow started where the kernel's started."""
     f = f"flows[{case.flow}]"
     end = start_s + case.duration_s
+    app = ('{kind = "bulk"}' if case.rate_mbps is None
+           else f'{{kind = "rate", rate = "{case.rate_mbps:g}Mbps"}}')
     res = mmtsim_run(str(case.scenario), overrides=[
         f"{f}.cc={CC_TO_MMTSIM[cc]}", f"{f}.start={start_s:.6f}s", f"{f}.stop={end:.6f}s",
-        f"{f}.app={{kind = \"bulk\"}}", f"{f}.tcp.mss={mss}B",
+        f"{f}.app={app}", f"{f}.tcp.mss={mss}B",
         f"simulation.duration={end + 1.0:.6f}s", "metrics.keep_all_samples=true"])
     fl = res.summary["flows"][case.flow]
     pick = lambda name: res.table(name).filter(flow=case.flow)  # noqa: E731
@@ -185,7 +198,12 @@ def compare(case: EmuCase, cc: str, k: dict, s: dict) -> dict:
         shapes[what] = same_shape(a, b)
     ratio = kg / sg if sg > 0 else float("nan")
     goodput_ok = bool(abs(ratio - 1.0) <= GOODPUT_TOLERANCE)
-    mean_rtt = lambda side: float(np.mean(side["rtt"][1][(side["rtt"][0] >= lo) & (side["rtt"][0] < hi)]))  # noqa: E731
+    # The two sides sample RTT differently (the kernel's packets once per echoed time
+    # stamp, mmtsim once per ACK, so mmtsim's samples crowd where the rate is high):
+    # each side's mean is over time, the mean of its bins.
+    mean_rtt = lambda side: float(np.nanmean(_bins(*side["rtt"], lo, hi, SHAPE_BIN_S)))  # noqa: E731
+    # A comparison is only valid if the emulation kept to the wall clock.
+    kept_time = k["emulation"]["lag"]["episodes"] == 0
     return {
         "case": case.name, "cc": cc, "mmtsim_cc": CC_TO_MMTSIM[cc],
         "kernel_goodput_mbps": kg, "mmtsim_goodput_mbps": sg, "ratio": ratio,
@@ -194,6 +212,8 @@ def compare(case: EmuCase, cc: str, k: dict, s: dict) -> dict:
         "kernel_retransmits": k["retransmits"], "mmtsim_retransmits": s["retransmits"],
         "kernel_rtos": k["rtos"], "mmtsim_rtos": s["rtos"],
         "shape": shapes, "same_shape": all(v["holds"] for v in shapes.values()),
+        "emulation_kept_time": kept_time,
+        "holds": bool(goodput_ok and kept_time and all(v["holds"] for v in shapes.values())),
         "connection_start_s": lo, "emulation": k["emulation"], "kernel": k["kernel"],
     }
 
@@ -221,7 +241,7 @@ def markdown(rows: list[dict]) -> str:
     lines = [f"Linux {kernel}; kernel TCP through `mmtsim emulate` vs mmtsim's TCP simulated, "
              f"same scenario, same window.", "",
              "| case | cc (kernel / mmtsim) | kernel Mbit/s | mmtsim Mbit/s | ratio | ≤ 10 % | "
-             "RTT ms (k / m) | retx (k / m) | r goodput | r RTT | r cwnd | same shape | lag p99 µs |",
+             "RTT ms (k / m) | retx (k / m) | r goodput | r RTT | r cwnd | same shape | lag p99 µs, episodes |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for x in rows:
         sh = x["shape"]
@@ -231,7 +251,8 @@ def markdown(rows: list[dict]) -> str:
             f"{x['kernel_rtt_mean_ms']:.1f} / {x['mmtsim_rtt_mean_ms']:.1f} | "
             f"{x['kernel_retransmits']} / {x['mmtsim_retransmits']} | {r(sh['goodput']['correlation'])} | "
             f"{r(sh['rtt']['correlation'])} | {r(sh['cwnd']['correlation'])} | "
-            f"{'yes' if x['same_shape'] else 'NO'} | {x['emulation']['lag']['turns']['p99_us']} |")
+            f"{'yes' if x['same_shape'] else 'NO'} | {x['emulation']['lag']['turns']['p99_us']:.0f}, "
+            f"{x['emulation']['lag']['episodes']} |")
     return "\n".join(lines) + "\n"
 
 
@@ -249,7 +270,7 @@ def main(argv=None) -> int:
     (a.out / "fidelity-table.txt").write_text(table)
     (a.out / "fidelity.json").write_text(json.dumps(rows, indent=1) + "\n")
     print(table)
-    ok = all(x["goodput_within_tolerance"] and x["same_shape"] for x in rows)
+    ok = all(x["holds"] for x in rows)
     return 0 if ok else 1
 
 

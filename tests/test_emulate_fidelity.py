@@ -1,0 +1,67 @@
+"""The fidelity check of real-time emulation (python/mmtsim/kernel/emulated.py): the real
+Linux CUBIC, Reno and BBR through `mmtsim emulate` on the blockage trace and on the
+single-UE mmWave scenario, against mmtsim's CUBIC, NewReno and BBR simulated on the same
+scenario. Every row must hold: mean goodput within 10 %, the same shape of goodput, RTT
+and cwnd, and an emulation that kept to the wall clock.
+
+Runtime: six kernel runs of 9 to 15 s plus set-up, about two minutes (root only; CI runs
+it as root).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from mmtsim.kernel import emulated as E
+from mmtsim.kernel import netns
+
+_MISSING = netns.missing_privileges()
+needs_root = pytest.mark.skipif(bool(_MISSING), reason="emulation needs "
+                                + "; ".join(_MISSING) + " (CI runs these as root)")
+
+
+def test_bins_are_means_over_fixed_windows():
+    t = np.array([0.1, 0.2, 0.6, 1.4, 1.6])
+    v = np.array([1.0, 3.0, 10.0, 4.0, 8.0])
+    b = E._bins(t, v, 0.0, 2.0, 0.5)
+    # [0, .5): mean(1, 3) = 2; [.5, 1): 10; [1, 1.5): 4; [1.5, 2): 8.
+    assert b.tolist() == [2.0, 10.0, 4.0, 8.0]
+    # An empty bin is NaN, not zero.
+    assert math.isnan(E._bins(t, v, 0.0, 3.0, 0.5)[4])
+
+
+def test_shape_holds_for_series_that_rise_and_fall_together():
+    a = np.array([1.0, 2.0, 3.0, 2.0, 1.0, 5.0])
+    assert E.same_shape(a, 2 * a + 1)["holds"]
+    assert E.same_shape(a, 2 * a + 1)["correlation"] == pytest.approx(1.0)
+    # Opposite movements fail.
+    assert not E.same_shape(a, -a + 10)["holds"]
+
+
+def test_two_flat_series_have_the_same_shape_whatever_their_noise():
+    a = np.array([100.0, 101.0, 99.0, 100.0])
+    b = np.array([200.0, 199.0, 201.0, 200.0])  # anti-correlated noise, both within 1 %
+    s = E.same_shape(a, b)
+    assert s["flat"] and s["holds"]
+    # One flat and one moving is not the same shape.
+    assert not E.same_shape(a, np.array([50.0, 150.0, 50.0, 150.0]))["holds"]
+
+
+def test_too_few_bins_say_nothing_and_fail():
+    assert not E.same_shape(np.array([1.0, 2.0]), np.array([1.0, 2.0]))["holds"]
+
+
+@needs_root
+def test_kernel_tcp_through_the_emulation_matches_simulated_tcp(tmp_path):
+    rows = E.check(["blockage", "mmwave"], ["cubic", "reno", "bbr"], tmp_path)
+    print("\n" + E.markdown(rows))
+    assert len(rows) == 6
+    for r in rows:
+        assert r["emulation_kept_time"], f"{r['case']}/{r['cc']}: the emulation fell behind: {r['emulation']['lag']}"
+        assert r["goodput_within_tolerance"], (
+            f"{r['case']}/{r['cc']}: kernel {r['kernel_goodput_mbps']:.1f} vs mmtsim "
+            f"{r['mmtsim_goodput_mbps']:.1f} Mbit/s")
+        assert r["same_shape"], f"{r['case']}/{r['cc']}: {r['shape']}"
