@@ -20,7 +20,10 @@
 //!   counts a packet's bytes as the simulator does (the IP packet, headers included).
 //! - [`clock`]: where model time 0 lies on the wall clock: at the first TCP SYN
 //!   (parsed from its IPv4 header), so a trace starts when the connection does.
-//! - [`tun`]: TUN devices (`IFF_TUN | IFF_NO_PI`, so a read is exactly one IP packet).
+//! - [`tun`]: TUN devices (`IFF_TUN | IFF_NO_PI`, so a read is exactly one IP packet),
+//!   optionally with the virtio-net header and the TCP segmentation offloads.
+//! - [`offload`]: sans-IO splitting of the TCP super-packets an offload device hands over
+//!   and merging of consecutive segments into super-packets to write.
 //! - [`forwarder`]: the real-time loop: polls both TUN fds, offers packets to the models,
 //!   holds them until their departure instant, writes them out and measures how late.
 //! - [`stats`]: counters and lateness percentiles, written as JSON.
@@ -44,6 +47,7 @@ pub mod args;
 pub mod clock;
 pub mod forwarder;
 pub mod link;
+pub mod offload;
 pub mod rawpcap;
 pub mod realflows;
 pub mod realtime;
