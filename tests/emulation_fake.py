@@ -56,12 +56,12 @@ class FakeEmulation:
 
     def __init__(self, text, format, origin, base_dir, overrides, seed, ue, server, ue_tun,
                  server_tun, max_lag_s=1e-3, strict=False, pcap=None, snaplen=128,
-                 duration_s=None, background=False, lag_grace_s=0.1, cpu=None):
+                 duration_s=None, background=False, lag_grace_s=0.1, cpu=None, offload=True):
         self.args = dict(text=text, format=format, origin=origin, base_dir=base_dir,
                          overrides=list(overrides), seed=seed, ue=ue, server=server,
                          ue_tun=ue_tun, server_tun=server_tun, max_lag_s=max_lag_s,
                          strict=strict, pcap=pcap, snaplen=snaplen, duration_s=duration_s,
-                         background=background, cpu=cpu)
+                         background=background, cpu=cpu, offload=offload)
         resolved = json.loads(_core.validate(text, format, origin, base_dir, list(overrides)))
         ues = [u["name"] for u in (resolved.get("ran") or {}).get("ues", [])]
         gnbs = {g["name"] for g in (resolved.get("ran") or {}).get("gnbs", [])}

@@ -34,6 +34,7 @@ class Emulation:
         background: bool = False,
         lag_grace_s: float = 0.1,
         cpu: int | None = None,
+        offload: bool = True,
     ) -> None: ...
     @property
     def ue_name(self) -> str: ...

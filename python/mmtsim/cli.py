@@ -270,6 +270,9 @@ def _add_emulation_commands(sub) -> None:
                             "(default: only the real packets)")
         q.add_argument("--cpu", type=int, metavar="N",
                        help="run the emulation's loop on CPU N only")
+        q.add_argument("--no-offload", dest="offload", action="store_false",
+                       help="TUN devices without the virtio-net header: one packet per read "
+                            "and per write (slower; for comparison)")
 
 
 def _split_command(argv: list[str]) -> tuple[list[str], list[str] | None]:
@@ -314,7 +317,7 @@ def _emulation(args) -> int:
     em = Emulation(args.scenario, ue=args.ue, server=args.server, out=args.out,
                    server_cmd=args.server_cmd, max_lag=args.max_lag, strict=args.strict,
                    overrides=args.overrides, seed=args.seed, duration=args.duration,
-                   background=args.background, cpu=args.cpu)
+                   background=args.background, cpu=args.cpu, offload=args.offload)
     # `$MMTSIM_SERVER` quoted on the command line reaches us unexpanded: the variables are
     # the command's, not the caller's shell's, so they are filled in here.
     values = {"MMTSIM_SERVER": em.server_addr, "MMTSIM_UE": em.ue_addr}

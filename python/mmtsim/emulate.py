@@ -148,7 +148,7 @@ class Emulation:
                  server_cmd: str | None = None, max_lag: float | str = DEFAULT_MAX_LAG_S,
                  strict: bool = False, overrides=None, seed: int | None = None,
                  duration: float | str | None = None, pcap: bool = True, snaplen: int = 128,
-                 background: bool = False, cpu: int | None = None):
+                 background: bool = False, cpu: int | None = None, offload: bool = True):
         self._text, self._fmt, self._origin, self._base = _source(scenario)
         self._overrides = _overrides(overrides)
         self.seed = _check_seed(seed)
@@ -161,7 +161,7 @@ class Emulation:
         if cpu is not None and (isinstance(cpu, bool) or not isinstance(cpu, int) or cpu < 0
                                 or cpu >= (os.cpu_count() or 1)):
             raise ValueError(f"cpu {cpu!r}: expected a CPU number from 0 to {(os.cpu_count() or 1) - 1}")
-        self.background, self.cpu = bool(background), cpu
+        self.background, self.cpu, self.offload = bool(background), cpu, bool(offload)
         self.ue, self.server, self.server_cmd = ue, server, server_cmd
         self.strict, self.pcap, self.snaplen = bool(strict), bool(pcap), snaplen
         self.out = Path(out) if out is not None else default_out()
@@ -301,7 +301,7 @@ class Emulation:
                 strict=self.strict,
                 pcap=str(self._staging / "tun.pcap") if self.pcap else None,
                 snaplen=self.snaplen, duration_s=self.duration_s, background=self.background,
-                cpu=self.cpu)
+                cpu=self.cpu, offload=self.offload)
         except OSError as e:
             raise EmulationUnavailable(
                 f"cannot create the TUN devices {self.ue_tun} and {self.server_tun}: "
@@ -494,7 +494,7 @@ def emulate(scenario: ScenarioLike, ue: str | None = None, server: str | None = 
             max_lag: float | str = DEFAULT_MAX_LAG_S, strict: bool = False, overrides=None,
             seed: int | None = None, duration: float | str | None = None,
             pcap: bool = True, snaplen: int = 128, background: bool = False,
-            cpu: int | None = None) -> Emulation:
+            cpu: int | None = None, offload: bool = True) -> Emulation:
     """An :class:`Emulation` of ``scenario``, to use with ``with``::
 
         with mmtsim.emulate("examples/mmwave-2017.toml") as em:
@@ -507,7 +507,8 @@ def emulate(scenario: ScenarioLike, ue: str | None = None, server: str | None = 
     :meth:`Emulation.run_in_ue`."""
     return Emulation(scenario, ue=ue, server=server, out=out, server_cmd=server_cmd,
                      max_lag=max_lag, strict=strict, overrides=overrides, seed=seed,
-                     duration=duration, pcap=pcap, snaplen=snaplen, background=background, cpu=cpu)
+                     duration=duration, pcap=pcap, snaplen=snaplen, background=background, cpu=cpu,
+                     offload=offload)
 
 
 def real_flows(res: RunResult) -> list[dict]:

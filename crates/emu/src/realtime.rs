@@ -33,9 +33,11 @@
 //! - A packet read in a turn enters the network at the turn's instant `t`, up to one turn
 //!   (a few µs when busy) before the kernel handed it over: the same error as the
 //!   forwarder's read time, in the other direction.
-//! - The devices are opened without `IFF_VNET_HDR`, so the kernel segments before the
-//!   device and every packet is at most the MTU; no GSO super-packets, one system call
-//!   per packet, one thread.
+//! - With offloads (the default), the devices carry the virtio-net header: the sending
+//!   kernel hands over TCP super-packets of up to 64 kB, split here into the segments it
+//!   would have sent (each enters the network as one packet), and the segments of a
+//!   connection that arrive in one turn are merged into one write ([`crate::offload`]);
+//!   the receiving kernel sees the same bytes. One thread does everything.
 //! - Routing ignores the IP addresses inside the bytes: whatever the UE's device gives
 //!   goes to the server node and the other way round.
 
@@ -52,6 +54,7 @@ use serde_json::{json, Value};
 
 use crate::clock::monotonic_ns;
 use crate::forwarder::{set_timer_slack_1ns, SPIN_NS};
+use crate::offload::{CoalesceStats, Coalescer, SegmentStats, Segmenter, MAX_FRAME_BYTES};
 use crate::rawpcap::RawPcap;
 use crate::realflows::{Point, RealFlowTables, RealFlows};
 use crate::tun::Tun;
@@ -63,8 +66,8 @@ use crate::tun::Tun;
 pub const READ_BATCH: usize = 256;
 /// Longest sleep, ns, so that a stop request is seen promptly.
 const MAX_SLEEP_NS: u64 = 10_000_000;
-/// Read buffer: larger than any packet a TUN device without offloads hands over.
-const READ_BUF_BYTES: usize = 65_536;
+/// Read buffer: a whole frame of an offload device (header and a 64 kB super-packet).
+const READ_BUF_BYTES: usize = MAX_FRAME_BYTES;
 /// Highest value the histograms hold, ns (one hour); larger values are clamped.
 const HIST_MAX_NS: u64 = 3_600_000_000_000;
 
@@ -168,9 +171,11 @@ pub fn resolve_ends(
             });
             match peer {
                 Some(p) => p,
-                None => return Err(format!(
+                None => {
+                    return Err(format!(
                     "no flow of the scenario links {ue} to a server node: name one with --server"
-                )),
+                ))
+                }
             }
         }
     };
@@ -189,6 +194,11 @@ struct Side {
     max_read_bytes: u64,
     /// Lateness of writes to this side, ns.
     lateness: Histogram<u64>,
+    /// With offloads: the device's super-packets split into MTU-sized packets on reads,
+    /// and consecutive segments merged on writes (`crate::offload`).
+    offload: Option<(Segmenter, Coalescer)>,
+    /// Simulated arrival instants of the packets written this turn, ns, for lateness.
+    turn_arrivals: Vec<u64>,
 }
 
 fn histogram() -> Histogram<u64> {
@@ -248,7 +258,8 @@ impl<'a> Driver<'a> {
             Some(p) => Some(RawPcap::create(p, cfg.snaplen)?),
             None => None,
         };
-        let side = |tun, node| Side {
+        let side = |tun: Tun, node| Side {
+            offload: (tun.vnet_hdr_bytes() > 0).then(|| (Segmenter::new(), Coalescer::new())),
             tun,
             node,
             read_packets: 0,
@@ -258,6 +269,7 @@ impl<'a> Driver<'a> {
             write_errors: 0,
             max_read_bytes: 0,
             lateness: histogram(),
+            turn_arrivals: Vec::new(),
         };
         Ok(Driver {
             stepper,
@@ -377,37 +389,62 @@ impl<'a> Driver<'a> {
         }
     }
 
-    /// Reads a batch from each device and injects it at `t`.
+    /// Reads a batch from each device and injects it at `t` (an offload device's
+    /// super-packets split into the segments the sender's kernel would have sent).
     fn read_all(&mut self, t: SimTime, buf: &mut [u8]) -> io::Result<()> {
+        let Driver {
+            stepper,
+            sides,
+            flows,
+            pcap,
+            t0_realtime_ns,
+            ..
+        } = self;
         for i in 0..2 {
-            let (from, to) = (self.sides[i].node, self.sides[1 - i].node);
+            let (from, to) = (sides[i].node, sides[1 - i].node);
+            let point = if i == 0 {
+                Point::UeRead
+            } else {
+                Point::ServerRead
+            };
+            let mut pcap_error = None;
+            let mut take = |packet: &[u8]| {
+                flows.observe(t.ns(), point, packet);
+                if i == 0 {
+                    if let Some(p) = pcap.as_mut() {
+                        if let Err(e) = p.write(*t0_realtime_ns + t.ns(), packet) {
+                            pcap_error.get_or_insert(e);
+                        }
+                    }
+                }
+                stepper.inject(t, from, to, packet);
+            };
             for _ in 0..READ_BATCH {
-                let Some(len) = self.sides[i].tun.recv(buf)? else {
+                let s = &mut sides[i];
+                let Some(len) = s.tun.recv(buf)? else {
                     break;
                 };
-                let s = &mut self.sides[i];
                 s.read_packets += 1;
                 s.read_bytes += len as u64;
                 s.max_read_bytes = s.max_read_bytes.max(len as u64);
-                let packet = &buf[..len];
-                let point = if i == 0 {
-                    Point::UeRead
-                } else {
-                    Point::ServerRead
-                };
-                self.flows.observe(t.ns(), point, packet);
-                if i == 0 {
-                    if let Some(p) = &mut self.pcap {
-                        p.write(self.t0_realtime_ns + t.ns(), packet)?;
+                match &mut s.offload {
+                    // A refused frame (not IPv4 TCP or plain, malformed) is counted by the
+                    // segmenter and dropped, as a device would.
+                    Some((seg, _)) => {
+                        let _ = seg.segment_frame(&mut buf[..len], &mut take);
                     }
+                    None => take(&buf[..len]),
                 }
-                self.stepper.inject(t, from, to, packet);
+            }
+            if let Some(e) = pcap_error {
+                return Err(e);
             }
         }
         Ok(())
     }
 
-    /// Writes every packet that reached the UE or the server node to its device.
+    /// Writes every packet that reached the UE or the server node to its device (on an
+    /// offload device, consecutive segments of a connection merged into super-packets).
     fn write_egress(&mut self) {
         let Driver {
             stepper,
@@ -421,16 +458,6 @@ impl<'a> Driver<'a> {
         } = self;
         stepper.drain_egress(|at, node, bytes| {
             let i = if node == sides[0].node { 0 } else { 1 };
-            let s = &mut sides[i];
-            match s.tun.send(bytes) {
-                Ok(()) => {
-                    s.written_packets += 1;
-                    s.written_bytes += bytes.len() as u64;
-                }
-                Err(_) => s.write_errors += 1,
-            }
-            let late = monotonic_ns().saturating_sub(*t0 + at.ns());
-            s.lateness.saturating_record(late.max(1));
             let point = if i == 0 {
                 Point::UeWrite
             } else {
@@ -447,7 +474,57 @@ impl<'a> Driver<'a> {
                     }
                 }
             }
+            let s = &mut sides[i];
+            s.written_packets += 1;
+            s.written_bytes += bytes.len() as u64;
+            let Side {
+                tun,
+                offload,
+                write_errors,
+                turn_arrivals,
+                lateness,
+                ..
+            } = s;
+            match offload {
+                Some((_, co)) => {
+                    turn_arrivals.push(at.ns());
+                    co.push(bytes, &mut |frame: &[u8]| {
+                        if tun.send(frame).is_err() {
+                            *write_errors += 1;
+                        }
+                    });
+                }
+                None => {
+                    if tun.send(bytes).is_err() {
+                        *write_errors += 1;
+                    }
+                    let late = monotonic_ns().saturating_sub(*t0 + at.ns());
+                    lateness.saturating_record(late.max(1));
+                }
+            }
         });
+        for s in sides.iter_mut() {
+            let Side {
+                tun,
+                offload,
+                write_errors,
+                turn_arrivals,
+                lateness,
+                ..
+            } = s;
+            if let Some((_, co)) = offload {
+                co.flush(&mut |frame: &[u8]| {
+                    if tun.send(frame).is_err() {
+                        *write_errors += 1;
+                    }
+                });
+                let now = monotonic_ns();
+                for &at in turn_arrivals.iter() {
+                    lateness.saturating_record(now.saturating_sub(*t0 + at).max(1));
+                }
+                turn_arrivals.clear();
+            }
+        }
     }
 
     /// Sleeps until shortly before the next event, or until input arrives.
@@ -523,6 +600,7 @@ impl<'a> Driver<'a> {
                 "write_errors": s.write_errors,
                 "largest_read_bytes": s.max_read_bytes,
                 "lateness": hist_json(&s.lateness),
+                "offload": s.offload.as_ref().map(|(seg, co)| offload_json(seg.stats(), co.stats())),
             })
         };
         let mut all = histogram();
@@ -615,6 +693,20 @@ fn real_tables(t: RealFlowTables) -> Vec<Table> {
             ],
         },
     ]
+}
+
+/// What the offloads of one device did.
+fn offload_json(seg: SegmentStats, co: CoalesceStats) -> Value {
+    json!({
+        "frames_read": seg.frames,
+        "super_packets_read": seg.super_packets,
+        "packets_from_reads": seg.packets_out,
+        "refused_frames": seg.refused,
+        "largest_packet_read_bytes": seg.max_packet_bytes,
+        "frames_written": co.frames,
+        "super_packets_written": co.super_frames,
+        "segments_merged": co.merged_segments,
+    })
 }
 
 /// Restricts the calling thread to `cpu`.

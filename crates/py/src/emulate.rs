@@ -44,7 +44,7 @@ impl Emulation {
     #[new]
     #[pyo3(signature = (text, format, origin, base_dir, overrides, seed, ue, server, ue_tun, server_tun,
                         max_lag_s=1e-3, strict=false, pcap=None, snaplen=128, duration_s=None,
-                        background=false, lag_grace_s=0.1, cpu=None))]
+                        background=false, lag_grace_s=0.1, cpu=None, offload=true))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         text: &str,
@@ -65,6 +65,7 @@ impl Emulation {
         background: bool,
         lag_grace_s: f64,
         cpu: Option<usize>,
+        offload: bool,
     ) -> PyResult<Self> {
         let positive = |name: &str, v: f64| {
             if v.is_finite() && v > 0.0 {
@@ -105,7 +106,12 @@ impl Emulation {
             cpu,
         };
         let open = |name: &str| {
-            Tun::create(name).map_err(|e| {
+            let made = if offload {
+                Tun::create_with_offload(name)
+            } else {
+                Tun::create(name)
+            };
+            made.map_err(|e| {
                 pyo3::exceptions::PyOSError::new_err((
                     e.raw_os_error().unwrap_or(0),
                     format!("cannot create TUN device {name}: {e}"),
