@@ -181,8 +181,11 @@ def _owner_alive(staging: Path) -> bool:
         pid = int((staging / STAGING_OWNER).read_text().strip())
     except (OSError, ValueError):
         return False  # no owner recorded: left by a killed run
-    if pid == os.getpid():
-        return True
+    return pid == os.getpid() or pid_alive(pid)
+
+
+def pid_alive(pid: int) -> bool:
+    """True if process ``pid`` exists (signal 0; one we may not signal exists too)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

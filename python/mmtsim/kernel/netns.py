@@ -36,6 +36,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from ..api import pid_alive
+
 SND_ADDR, RCV_ADDR, PREFIX_LEN = "10.77.0.1", "10.77.0.2", 24
 #: TCP buffer limits inside the namespaces: min, default, max bytes. 64 MiB matches
 #: mmtsim's default `rcv_buf`/`snd_buf`; the default (middle) value stays the kernel's so
@@ -180,16 +182,6 @@ def list_namespaces() -> list[str]:
     return [line.split()[0] for line in r.stdout.splitlines() if line.strip()]
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def namespace_pids(ns: str) -> list[int]:
     """The processes inside namespace ``ns`` (``ip netns pids``)."""
     r = subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True)
@@ -209,7 +201,7 @@ def kill_namespace_processes(ns: str, grace_s: float = 1.0) -> None:
     if grace_s <= 0 or not pids:
         return
     deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline and any(_pid_alive(p) for p in pids):
+    while time.monotonic() < deadline and any(pid_alive(p) for p in pids):
         time.sleep(0.02)
     for pid in namespace_pids(ns):
         try:
@@ -226,7 +218,7 @@ def remove_stale_namespaces(prefixes: tuple[str, ...]) -> list[str]:
     removed = []
     for ns in list_namespaces():
         m = pattern.match(ns)
-        if m is None or _pid_alive(int(m.group(1))):
+        if m is None or pid_alive(int(m.group(1))):
             continue
         kill_namespace_processes(ns, grace_s=0.0)
         subprocess.run(["ip", "netns", "del", ns], capture_output=True)
