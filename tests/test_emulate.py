@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -458,3 +459,18 @@ def test_an_ordinary_run_has_no_real_flow_lines(tmp_path):
     assert not any(n.startswith("real_") for n in res.table_names())
     fig = overview_figure(mmtsim.read_run(tmp_path / "r"))
     assert not any(ln.get_label().startswith("real ") for ax in fig.axes for ln in ax.lines)
+
+
+@needs_root
+@pytest.mark.skipif(shutil.which("setpriv") is None, reason="setpriv (util-linux) is missing")
+def test_a_process_without_the_capabilities_exits_2_and_writes_nothing(tmp_path):
+    # Not simulated: root whose bounding set lacks CAP_NET_ADMIN and CAP_SYS_ADMIN, as a
+    # container without --cap-add would run it.
+    out = tmp_path / "run"
+    r = subprocess.run(["setpriv", "--bounding-set=-net_admin,-sys_admin",
+                        "--inh-caps=-net_admin,-sys_admin", sys.executable, "-m", "mmtsim",
+                        "emulate", str(EXAMPLES / "mmwave-2017.toml"), "--out", str(out), "--", "true"],
+                       capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 2, r.stderr
+    assert "CAP_NET_ADMIN" in r.stderr and "CAP_SYS_ADMIN" in r.stderr and "sudo" in r.stderr
+    assert not out.exists()
