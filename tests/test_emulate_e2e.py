@@ -29,9 +29,11 @@ needs_root = pytest.mark.skipif(bool(_MISSING), reason="emulation needs "
 SCENARIO = EXAMPLES / "mmwave-2017.toml"
 ENDPOINT = [sys.executable, "-m", "mmtsim.kernel.endpoint"]
 PORT = 5001
-#: A Python bulk sender through the simulated uplink (about 2 Gbit/s free in the first,
-#: line-of-sight seconds): well above a stalled flow, below the radio's rate.
-GOODPUT_BAND_MBPS = (5.0, 2500.0)
+#: A Python bulk sender through the simulated uplink: well above a stalled flow, and below
+#: what the radio can carry: in line of sight this scenario's uplink carries about
+#: 2.9 Gbit/s (mmtsim's simulated bulk upload fills it at 2.88 Gbit/s), and no real flow
+#: can get more than the radio gives.
+GOODPUT_BAND_MBPS = (5.0, 2950.0)
 
 
 def _server_cmd(tmp_path: Path) -> str:
