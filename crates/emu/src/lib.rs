@@ -27,6 +27,7 @@
 //! - [`forwarder`]: the real-time loop: polls both TUN fds, offers packets to the models,
 //!   holds them until their departure instant, writes them out and measures how late.
 //! - [`stats`]: counters and lateness percentiles, written as JSON.
+//! - [`ends`]: which scenario nodes the scenario mode's two devices stand for.
 //! - [`realtime`]: the scenario mode's loop: a `mmtsim_world::Stepper` paced to the wall
 //!   clock, packets injected at the UE and server nodes, lateness and lag measured.
 //! - [`rawpcap`]: a pcap file of the real IP packets crossing the TUN devices, headers only.
@@ -45,6 +46,7 @@
 
 pub mod args;
 pub mod clock;
+pub mod ends;
 pub mod forwarder;
 pub mod link;
 pub mod offload;
