@@ -60,6 +60,8 @@
 
 use std::fmt;
 
+use mmtsim_net::checksum::{self, fold, internet_checksum, ones_complement_add};
+
 #[cfg(test)]
 mod tests;
 
@@ -170,44 +172,17 @@ impl fmt::Display for Refusal {
     }
 }
 
-/// One's-complement sum of `bytes` as big-endian 16-bit words, an odd last byte padded
-/// with zero [RFC791 §3.1], added to `acc` without folding. 32-bit words are summed at
-/// once: 2^16 ≡ 1 modulo 0xffff, so folding later gives the 16-bit sum; a u64 holds 2^32
-/// such words. `bytes` must start at an even offset of the checksummed range.
-fn sum_words(bytes: &[u8], mut acc: u64) -> u64 {
-    let mut words = bytes.chunks_exact(4);
-    for w in &mut words {
-        acc += u64::from(u32::from_be_bytes([w[0], w[1], w[2], w[3]]));
-    }
-    let rest = words.remainder();
-    let mut pairs = rest.chunks_exact(2);
-    for p in &mut pairs {
-        acc += u64::from(u16::from_be_bytes([p[0], p[1]]));
-    }
-    if let [last] = pairs.remainder() {
-        acc += u64::from(*last) << 8;
-    }
-    acc
-}
-
-/// `acc` folded to 16 bits (end-around carries), not complemented.
-fn fold(mut acc: u64) -> u16 {
-    while acc > 0xffff {
-        acc = (acc & 0xffff) + (acc >> 16);
-    }
-    acc as u16
-}
-
-/// Sum of the TCP pseudo-header [RFC9293 §3.1]: addresses of the IPv4 header `ip`,
-/// protocol, and `tcp_bytes` (TCP header plus payload).
+/// Unfolded sum of the TCP pseudo-header [RFC9293 §3.1] of a segment of `tcp_bytes`
+/// (TCP header plus payload, at most an IPv4 packet's 65 535) under the IPv4 header `ip`.
 fn pseudo_header_sum(ip: &[u8], tcp_bytes: usize) -> u64 {
-    sum_words(&ip[12..20], u64::from(IPPROTO_TCP) + tcp_bytes as u64)
+    let addr = |at: usize| [ip[at], ip[at + 1], ip[at + 2], ip[at + 3]];
+    checksum::pseudo_header_sum(addr(12), addr(16), IPPROTO_TCP, tcp_bytes as u16)
 }
 
 /// Writes the IPv4 header checksum of `ip` (the header only) [RFC791 §3.1].
 fn set_ipv4_checksum(ip: &mut [u8]) {
     ip[10..12].fill(0);
-    let c = !fold(sum_words(ip, 0));
+    let c = internet_checksum(ip);
     ip[10..12].copy_from_slice(&c.to_be_bytes());
 }
 
@@ -216,7 +191,7 @@ fn set_ipv4_checksum(ip: &mut [u8]) {
 fn set_tcp_checksum(p: &mut [u8], ip_hl: usize) {
     let at = ip_hl + TCP_CSUM_OFFSET;
     p[at..at + 2].fill(0);
-    let acc = sum_words(&p[ip_hl..], pseudo_header_sum(&p[..ip_hl], p.len() - ip_hl));
+    let acc = ones_complement_add(pseudo_header_sum(&p[..ip_hl], p.len() - ip_hl), &p[ip_hl..]);
     p[at..at + 2].copy_from_slice(&(!fold(acc)).to_be_bytes());
 }
 
@@ -346,7 +321,7 @@ fn complete_checksum(hdr: &VnetHdr, packet: &mut [u8]) -> Result<bool, Refusal> 
     if at + 2 > packet.len() || start % 2 != 0 {
         return Err(Refusal::ChecksumRange);
     }
-    let c = !fold(sum_words(&packet[start..], 0));
+    let c = internet_checksum(&packet[start..]);
     let c = if c == 0 { 0xffff } else { c };
     packet[at..at + 2].copy_from_slice(&c.to_be_bytes());
     Ok(true)

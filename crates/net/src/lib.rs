@@ -17,6 +17,7 @@
 //! world's packet arena, so queues never move packet bodies.
 #![warn(missing_docs)]
 
+pub mod checksum;
 pub mod cptp;
 pub mod direction;
 pub mod link;

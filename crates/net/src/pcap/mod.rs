@@ -91,6 +91,7 @@
 
 use std::io::{self, Write};
 
+use crate::checksum::{fold, internet_checksum, ones_complement_add, pseudo_header_sum};
 use crate::packet::{
     FlowId, NodeId, Packet, TcpHeader, Transport, IPV4_HEADER_BYTES, TCP_HEADER_BYTES,
     UDP_HEADER_BYTES,
@@ -513,45 +514,6 @@ fn encode_udp_header(out: &mut [u8], flow: FlowId, ip_total: u32) {
     out[2..4].copy_from_slice(&dst_port.to_be_bytes());
     out[4..6].copy_from_slice(&udp_len.to_be_bytes());
     out[6..8].fill(0);
-}
-
-/// One's-complement sum of the TCP/UDP pseudo-header (RFC 9293 §3.1, RFC 768), unfolded.
-fn pseudo_header_sum(src: [u8; 4], dst: [u8; 4], proto: u8, segment_len: u16) -> u64 {
-    let mut pseudo = [0u8; 12];
-    pseudo[0..4].copy_from_slice(&src);
-    pseudo[4..8].copy_from_slice(&dst);
-    pseudo[9] = proto;
-    pseudo[10..12].copy_from_slice(&segment_len.to_be_bytes());
-    ones_complement_add(0, &pseudo)
-}
-
-/// Adds `bytes`, read as big-endian 16-bit words, to the running sum `acc` (RFC 1071).
-/// Carries are kept in the upper bits and folded back by [`fold`]; a 64-bit accumulator
-/// cannot overflow for anything shorter than petabytes. An odd trailing byte is the
-/// high half of a word whose low half is zero.
-fn ones_complement_add(mut acc: u64, bytes: &[u8]) -> u64 {
-    let mut words = bytes.chunks_exact(2);
-    for w in &mut words {
-        acc += u16::from_be_bytes([w[0], w[1]]) as u64;
-    }
-    if let [last] = words.remainder() {
-        acc += (*last as u64) << 8;
-    }
-    acc
-}
-
-/// Folds the carries of an unfolded sum back in (end-around carry), giving the 16-bit
-/// one's-complement sum.
-fn fold(mut acc: u64) -> u16 {
-    while acc > 0xffff {
-        acc = (acc & 0xffff) + (acc >> 16);
-    }
-    acc as u16
-}
-
-/// Internet checksum of `bytes`: the complement of their one's-complement sum.
-fn internet_checksum(bytes: &[u8]) -> u16 {
-    !fold(ones_complement_add(0, bytes))
 }
 
 #[cfg(test)]
