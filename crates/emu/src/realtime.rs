@@ -48,7 +48,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use hdrhistogram::Histogram;
 use mmtsim_engine::ids::NodeId;
 use mmtsim_engine::SimTime;
-use mmtsim_world::{Column, ColumnData, RunError, RunOutput, Stepper, Table};
+use mmtsim_world::{Column, RunError, RunOutput, Stepper, Table};
 use serde_json::{json, Value};
 
 use crate::clock::monotonic_ns;
@@ -565,14 +565,7 @@ impl<'a> Driver<'a> {
 /// `real_goodput` and `real_rtt` (the last two shaped as the simulator's `goodput` and
 /// `rtt`, so that a plot draws them the same way).
 fn real_tables(t: RealFlowTables) -> Vec<Table> {
-    let u32c = |name, v| Column {
-        name,
-        data: ColumnData::U32(v),
-    };
-    let u64c = |name, v| Column {
-        name,
-        data: ColumnData::U64(v),
-    };
+    let (u32c, u64c) = (Column::u32, Column::u64);
     let f = t.flows;
     vec![
         Table {
@@ -595,14 +588,8 @@ fn real_tables(t: RealFlowTables) -> Vec<Table> {
             name: "real_goodput",
             columns: vec![
                 u32c("flow", t.goodput.flow),
-                Column {
-                    name: "t_s",
-                    data: ColumnData::F64(t.goodput.t_s),
-                },
-                Column {
-                    name: "goodput_mbps",
-                    data: ColumnData::F64(t.goodput.goodput_mbps),
-                },
+                Column::f64("t_s", t.goodput.t_s),
+                Column::f64("goodput_mbps", t.goodput.goodput_mbps),
             ],
         },
         Table {

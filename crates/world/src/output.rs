@@ -35,6 +35,30 @@ pub struct Column {
     pub data: ColumnData,
 }
 
+impl Column {
+    /// A column of unsigned 32-bit integers.
+    pub fn u32(name: &'static str, v: Vec<u32>) -> Column {
+        Column {
+            name,
+            data: ColumnData::U32(v),
+        }
+    }
+    /// A column of unsigned 64-bit integers.
+    pub fn u64(name: &'static str, v: Vec<u64>) -> Column {
+        Column {
+            name,
+            data: ColumnData::U64(v),
+        }
+    }
+    /// A column of floats.
+    pub fn f64(name: &'static str, v: Vec<f64>) -> Column {
+        Column {
+            name,
+            data: ColumnData::F64(v),
+        }
+    }
+}
+
 /// A table of equally long columns.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Table {

@@ -4,7 +4,7 @@
 
 use super::Sim;
 use crate::build::{FlowKind, FlowState};
-use crate::output::{Column, ColumnData, RunOutput, Table};
+use crate::output::{Column, RunOutput, Table};
 use crate::summary::{
     CellSummary, CoreSummary, FlowProtocol, FlowSummary, LinkDirection, LinkSummary, PerDirection,
     RelaySummary, RunSummary, TcpFlowSummary, UdpFlowSummary, UeSummary,
@@ -367,18 +367,7 @@ impl Sim {
             c_in.append(&mut fl.inflight_bytes);
             c_rw.append(&mut fl.rwnd_bytes);
         }
-        let u32c = |name, v: Vec<u32>| Column {
-            name,
-            data: ColumnData::U32(v),
-        };
-        let u64c = |name, v: Vec<u64>| Column {
-            name,
-            data: ColumnData::U64(v),
-        };
-        let f64c = |name, v: Vec<f64>| Column {
-            name,
-            data: ColumnData::F64(v),
-        };
+        let (u32c, u64c, f64c) = (Column::u32, Column::u64, Column::f64);
         let mut tables = vec![
             Table {
                 name: "goodput",
