@@ -575,25 +575,22 @@ def _device_stats(ns: str | None, dev: str) -> dict | None:
 def _terminate(p: subprocess.Popen) -> None:
     """SIGTERM, then SIGKILL after ``TERM_GRACE_S``; a process in its own session is ended
     with its whole group."""
-    if p.poll() is not None:
-        return
-    try:
-        if os.getpgid(p.pid) == p.pid:
-            os.killpg(p.pid, signal.SIGTERM)
-        else:
-            p.terminate()
-    except ProcessLookupError:
+    def send(sig: int) -> bool:
+        try:
+            if os.getpgid(p.pid) == p.pid:
+                os.killpg(p.pid, sig)
+            else:
+                p.send_signal(sig)
+        except ProcessLookupError:
+            return False
+        return True
+
+    if p.poll() is not None or not send(signal.SIGTERM):
         return
     try:
         p.wait(timeout=TERM_GRACE_S)
     except subprocess.TimeoutExpired:
-        try:
-            if os.getpgid(p.pid) == p.pid:
-                os.killpg(p.pid, signal.SIGKILL)
-            else:
-                p.kill()
-        except ProcessLookupError:
-            pass
+        send(signal.SIGKILL)
         p.wait()
 
 
