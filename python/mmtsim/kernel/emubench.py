@@ -28,7 +28,8 @@ import time
 from pathlib import Path
 
 from . import netns
-from .emulated import ENDPOINT, EXAMPLES, PORT
+from .emulated import EXAMPLES
+from .harness import ENDPOINT, PORT
 
 BENCHES = {
     # name: (scenario, UE, server node, direction of the data, scenario flows as background)

@@ -54,10 +54,10 @@ from pathlib import Path
 import numpy as np
 
 from ..api import run as mmtsim_run
+from .harness import ENDPOINT, PORT
+from .scenario import CC_TO_MMTSIM
 
-ENDPOINT = Path(__file__).resolve().parent / "endpoint.py"
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
-PORT = 5001
 GOODPUT_TOLERANCE = 0.10
 SHAPE_BIN_S = 0.5
 SHAPE_MIN_CORRELATION = 0.5
@@ -66,8 +66,6 @@ FLAT_CV = 0.10
 SHAPE_STARTUP_S = 1.0
 #: ...and a series may lead or lag the other by up to this much.
 SHAPE_MAX_LAG_S = 1.0
-#: The kernel's congestion control → mmtsim's.
-CC_TO_MMTSIM = {"cubic": "cubic", "reno": "newreno", "bbr": "bbr"}
 
 
 @dataclass(frozen=True)
@@ -84,8 +82,6 @@ class EmuCase:
     flow: int
     duration_s: float
     what: str
-    #: The application's rate on both sides (None: bulk).
-    rate_mbps: float | None = None
 
 
 CASES = {
@@ -152,10 +148,8 @@ def run_kernel(case: EmuCase, cc: str, workdir: Path) -> dict:
     em = Emulation(str(case.scenario), ue=case.sender, server=case.receiver, out=workdir / "emulation",
                    server_cmd=recv, duration=case.duration_s + 4.0)
     with em:
-        rate = [] if case.rate_mbps is None else ["--rate-mbps", str(case.rate_mbps)]
         em.run_in_ue([sys.executable, str(ENDPOINT), "send", "--dst", em.server_addr, "--port", str(PORT),
-                      "--cc", cc, "--duration", str(case.duration_s), "--out", str(send_json), *rate],
-                     check=True)
+                      "--cc", cc, "--duration", str(case.duration_s), "--out", str(send_json)], check=True)
     report = em.report
     t0 = report["started_monotonic_ns"]
     sent = json.loads(send_json.read_text())
@@ -186,11 +180,9 @@ def run_mmtsim(case: EmuCase, cc: str, start_s: float, mss: int) -> dict:
     """The same scenario simulated, its flow started where the kernel's started."""
     f = f"flows[{case.flow}]"
     end = start_s + case.duration_s
-    app = ('{kind = "bulk"}' if case.rate_mbps is None
-           else f'{{kind = "rate", rate = "{case.rate_mbps:g}Mbps"}}')
     res = mmtsim_run(str(case.scenario), overrides=[
         f"{f}.cc={CC_TO_MMTSIM[cc]}", f"{f}.start={start_s:.6f}s", f"{f}.stop={end:.6f}s",
-        f"{f}.app={app}", f"{f}.tcp.mss={mss}B",
+        f"{f}.app={{kind = \"bulk\"}}", f"{f}.tcp.mss={mss}B",
         f"simulation.duration={end + 1.0:.6f}s", "metrics.keep_all_samples=true"])
     fl = res.summary["flows"][case.flow]
     pick = lambda name: res.table(name).filter(flow=case.flow)  # noqa: E731

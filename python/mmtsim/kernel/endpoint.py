@@ -4,7 +4,7 @@ This file is a stand-alone script (it imports nothing from mmtsim, so it starts 
 fresh process)::
 
     python endpoint.py recv --port P --out recv.json [--max-seconds S]
-    python endpoint.py send --dst ADDR --port P --cc NAME --duration S --out send.json [--rate-mbps R]
+    python endpoint.py send --dst ADDR --port P --cc NAME --duration S --out send.json
 
 ``send`` is a bulk sender: it sets the congestion control with ``TCP_CONGESTION``,
 connects, writes as fast as the socket accepts for ``duration`` seconds, then resets the
@@ -118,19 +118,9 @@ def send(args) -> int:
     chunk = memoryview(bytes(1 << 20))
     end_ns = t_connect + int(args.duration * 1e9)
     sent = 0
-    # With --rate-mbps the application has written rate × t bytes by time t after the
-    # connection (mmtsim's `rate` application): it writes what is due, then waits for the
-    # next millisecond.
-    rate_bps = None if args.rate_mbps is None else args.rate_mbps * 1e6
-    while (now := time.monotonic_ns()) < end_ns:
-        want = len(chunk)
-        if rate_bps is not None:
-            want = min(want, int(rate_bps / 8 * (now - t_connect) * 1e-9) - sent)
-            if want <= 0:
-                time.sleep(0.001)
-                continue
+    while time.monotonic_ns() < end_ns:
         try:
-            sent += s.send(chunk[:want])
+            sent += s.send(chunk)
         except (TimeoutError, socket.timeout):
             continue
     stop.set()
@@ -197,7 +187,6 @@ def main(argv=None) -> int:
     s.add_argument("--port", type=int, required=True)
     s.add_argument("--cc", required=True)
     s.add_argument("--duration", type=float, required=True)
-    s.add_argument("--rate-mbps", type=float, help="write at this rate (default: as fast as the socket takes)")
     s.add_argument("--out", required=True)
     a = p.parse_args(argv)
     return send(a) if a.cmd == "send" else recv(a)
