@@ -314,6 +314,10 @@ def _emulation(args) -> int:
         except ValueError as e:
             print(f"mmtsim: {flag} {value!r}: {e}", file=sys.stderr)
             return EXIT_USAGE
+    cpus = os.cpu_count() or 1
+    if args.cpu is not None and not 0 <= args.cpu < cpus:
+        print(f"mmtsim: --cpu {args.cpu}: expected a CPU number from 0 to {cpus - 1}", file=sys.stderr)
+        return EXIT_USAGE
     em = Emulation(args.scenario, ue=args.ue, server=args.server, out=args.out,
                    server_cmd=args.server_cmd, max_lag=args.max_lag, strict=args.strict,
                    overrides=args.overrides, seed=args.seed, duration=args.duration,
