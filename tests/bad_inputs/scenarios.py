@@ -60,6 +60,8 @@ CASES = [
      ["flows[0].cc.beta", "1.5"]),
     ("initial-cwnd-zero", ('cc = "cubic"', 'cc = "cubic"\ntcp = { initial_cwnd = 0 }'),
      ["flows[0].tcp.initial_cwnd", "0"]),
+    ("initial-ssthresh-one", ('cc = "cubic"', 'cc = "cubic"\ntcp = { initial_ssthresh = 1 }'),
+     ["flows[0].tcp.initial_ssthresh", "1", "2 segments"]),
     ("min-rto-above-max", ('cc = "cubic"', 'cc = "cubic"\ntcp = { min_rto = "10s", max_rto = "1s" }'),
      ["flows[0].tcp", "min_rto", "max_rto"]),
     ("rto-ssthresh-unknown", ('cc = "cubic"', 'cc = "cubic"\ntcp = { rto_ssthresh = "bsd" }'),

@@ -415,6 +415,10 @@ pub struct Tcp {
     /// Initial window, segments (default 10).
     #[serde(default = "default_iw")]
     pub initial_cwnd: u32,
+    /// Initial slow-start threshold, segments (default none: unbounded, RFC 5681 §3.1;
+    /// Linux's per-route `ssthresh` metric, ns-3's `InitialSlowStartThreshold`).
+    #[serde(default)]
+    pub initial_ssthresh: Option<u32>,
     /// SACK (default true); false uses NewReno recovery.
     #[serde(default = "yes")]
     pub sack: bool,
@@ -533,6 +537,7 @@ impl Default for Tcp {
         Tcp {
             mss: default_mss(),
             initial_cwnd: default_iw(),
+            initial_ssthresh: None,
             sack: true,
             timestamps: true,
             delayed_ack: false,

@@ -226,6 +226,7 @@ pub fn tcp_config(f: &Flow) -> Result<TcpConfig, (String, String)> {
     Ok(TcpConfig {
         mss: t.mss.0 as u32,
         initial_cwnd: t.initial_cwnd,
+        initial_ssthresh: t.initial_ssthresh,
         sack: t.sack,
         timestamps: t.timestamps,
         delayed_ack: t.delayed_ack,

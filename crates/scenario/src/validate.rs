@@ -574,6 +574,13 @@ pub(crate) fn check_tcp(path: &str, t: &crate::model::Tcp, errs: &mut Errs) {
             "0: expected at least 1 segment".into(),
         ));
     }
+    // Linux keeps ssthresh at 2 segments or more (tcp_recalc_ssthresh's floors).
+    if let Some(v) = t.initial_ssthresh.filter(|&v| v < 2) {
+        errs.push((
+            format!("{path}.initial_ssthresh"),
+            format!("{v}: expected at least 2 segments"),
+        ));
+    }
     if t.min_rto.0 == 0 {
         errs.push((format!("{path}.min_rto"), "must be longer than zero".into()));
     }

@@ -121,7 +121,19 @@ pub enum AckWindow {
 impl Controller {
     /// A controller with `initial_cwnd` segments, initialised at `now`.
     pub fn new(params: &CcParams, initial_cwnd: u32, now: SimTime) -> Self {
+        Self::with_ssthresh(params, initial_cwnd, INFINITE_SSTHRESH, now)
+    }
+
+    /// A controller with `initial_cwnd` segments and slow-start threshold
+    /// `initial_ssthresh`, set before the algorithm's `init` (which may reset it).
+    pub fn with_ssthresh(
+        params: &CcParams,
+        initial_cwnd: u32,
+        initial_ssthresh: u32,
+        now: SimTime,
+    ) -> Self {
         let mut w = Window::new(initial_cwnd.max(1));
+        w.ssthresh = initial_ssthresh;
         let mut cc = params.build();
         cc.init(&mut w, now);
         Controller {

@@ -102,6 +102,11 @@ pub struct TcpConfig {
     pub mss: u32,
     /// Initial window, segments (RFC 6928: 10).
     pub initial_cwnd: u32,
+    /// Initial slow-start threshold, segments; `None`: unbounded (RFC 5681 §3.1). Set
+    /// before the congestion control's `init`, as Linux applies a route's `ssthresh`
+    /// metric (`tcp_init_metrics` before `tcp_init_congestion_control`), so an algorithm
+    /// that resets it there (BBR) still does.
+    pub initial_ssthresh: Option<u32>,
     /// Use SACK (RFC 2018); off → NewReno recovery.
     pub sack: bool,
     /// Use timestamps (RFC 7323).
@@ -142,6 +147,7 @@ impl Default for TcpConfig {
         TcpConfig {
             mss: 1400,
             initial_cwnd: 10,
+            initial_ssthresh: None,
             sack: true,
             timestamps: true,
             delayed_ack: false,

@@ -78,6 +78,41 @@ fn test_established_slow_start_adds_one_segment_per_segment_acked() {
 }
 
 #[test]
+fn test_established_initial_ssthresh_ends_slow_start_where_set() {
+    // initial_ssthresh 12 segments (RFC 5681 §3.1 lets it start below "arbitrarily
+    // high"; Linux's route metric). ACK of segment 0: 10 → 11 (slow start). ACK of two
+    // more (1, 2): slow start takes 11 → 12 = ssthresh, the second ACKed segment goes
+    // to congestion avoidance: NewReno's counter 1 < cwnd 12, no growth. Sent so far
+    // 0..11, ACKed 0..2: 9 in flight, so 12 − 9 = 3 new segments (12..14).
+    let c = TcpConfig {
+        initial_ssthresh: Some(12),
+        ..cfg()
+    };
+    let (mut s, _) = established_sender(c);
+    assert_eq!(s.ssthresh_bytes(), 12_000);
+    recv(&mut s, ms(200), &ack(seg(1)));
+    assert_eq!(s.cwnd_bytes(), 11_000);
+    let out = recv(&mut s, ms(201), &ack(seg(3)));
+    assert_eq!(s.cwnd_bytes(), 12_000);
+    assert_eq!(sent(&out), news(12..15));
+    assert_eq!(s.ssthresh_bytes(), 12_000);
+    assert_eq!(s.cc().state(), CaState::Open);
+}
+
+#[test]
+fn test_established_bbr_resets_an_initial_ssthresh_as_linux_does() {
+    // Linux applies a route's ssthresh before the congestion control's init, and
+    // bbr_init sets it back to TCP_INFINITE_SSTHRESH.
+    let c = TcpConfig {
+        initial_ssthresh: Some(12),
+        cc: CcParams::Bbr(BbrParams::default()),
+        ..cfg()
+    };
+    let (s, _) = established_sender(c);
+    assert_eq!(s.ssthresh_bytes(), u64::MAX);
+}
+
+#[test]
 fn test_established_app_limited_ack_does_not_grow_cwnd() {
     // 3 segments written, cwnd 10: the flight never fills the window. Linux
     // tcp_is_cwnd_limited in slow start: cwnd (10) < 2·max_packets_out (6) is false, so

@@ -191,7 +191,8 @@ pub struct TcpSender {
 impl TcpSender {
     /// A sender that will open its connection when [`TcpSender::connect`] is called.
     pub fn new(cfg: TcpConfig, log_cwnd_changes: bool, now: SimTime) -> Self {
-        let mut cc = Controller::new(&cfg.cc, cfg.initial_cwnd, now);
+        let ssthresh = cfg.initial_ssthresh.unwrap_or(crate::cc::INFINITE_SSTHRESH);
+        let mut cc = Controller::with_ssthresh(&cfg.cc, cfg.initial_cwnd, ssthresh, now);
         cc.rto_ssthresh = cfg.rto_ssthresh;
         let rtt = RttEstimator::new(cfg.min_rto, cfg.max_rto).with_estimator(cfg.rto_estimator);
         TcpSender {
