@@ -58,6 +58,35 @@ def test_a_shift_within_the_allowed_lag_is_the_same_shape():
     assert not E.same_shape(a, np.roll(a, 3), max_lag_bins=2)["holds"]
 
 
+def test_slow_start_exit_is_the_first_finite_ssthresh_and_says_how():
+    inf = E.INFINITE_SSTHRESH
+    # HyStart: ssthresh set to cwnd (8905) with nothing retransmitted.
+    s = {"snd_ssthresh": [inf, inf, 8905, 8905, 9023], "total_retrans": [0, 0, 0, 0, 116],
+         "t_ns": [0, 10, 20, 30, 40]}
+    assert E.slow_start_exit(s) == {"segments": 8905, "t_ns": 20, "by": "hystart"}
+    # A loss first: the first finite ssthresh comes with retransmissions.
+    s = {"snd_ssthresh": [inf, 12789, 8957], "total_retrans": [0, 2533, 6496], "t_ns": [0, 10, 20]}
+    assert E.slow_start_exit(s) == {"segments": 12789, "t_ns": 10, "by": "loss"}
+    # Never left slow start.
+    assert E.slow_start_exit({"snd_ssthresh": [inf, inf], "total_retrans": [0, 0], "t_ns": [0, 1]}) is None
+
+
+def test_the_exit_cell_names_both_exits_and_the_pairing():
+    e = {"kernel": {"segments": 8905, "t_ns": 1, "by": "hystart"}, "paired": True, "mmtsim_own_segments": 8200}
+    assert E._exit_cell(e) == "8905 hystart / 8200 (paired)"
+    assert E._exit_cell({"kernel": None, "paired": False, "mmtsim_own_segments": None}) == "— / —"
+
+
+def test_the_paired_simulated_run_leaves_slow_start_at_the_kernels_window():
+    # The kernel left by HyStart at 3000 segments: mmtsim's run (HyStart off) sets its
+    # first finite ssthresh there. Its own HyStart, unpaired, exits elsewhere.
+    case = E.CASES["mmwave"]
+    paired = E.run_mmtsim(case, "cubic", 0.02, 1448, {"segments": 3000, "t_ns": 0, "by": "hystart"})
+    assert paired["slow_start_exit_segments"] == 3000
+    own = E.run_mmtsim(case, "cubic", 0.02, 1448)
+    assert own["slow_start_exit_segments"] not in (None, 3000)
+
+
 def test_too_few_bins_say_nothing_and_fail():
     assert not E.same_shape(np.array([1.0, 2.0]), np.array([1.0, 2.0]))["holds"]
 
