@@ -28,8 +28,8 @@ against mmtsim's ``cubic``, ``newreno`` and ``bbr``):
 **The slow-start exit is paired.** The kernel's CUBIC leaves slow start by HyStart
 (``ssthresh`` set to ``cwnd`` with nothing lost) when the first ACKs of a round show the
 delay rising. On a real clock that decision moves by a whole round (cwnd doubles in a
-round) from run to run: in eleven runs of the mmWave case it fell between 1429 and 18107
-segments (mmtsim's own: 8200). Everything after it follows from where it fell: the window
+round) from run to run: in eighteen runs of the mmWave case it fell between 1429 and
+18107 segments (mmtsim's own: 8200). Everything after it follows from where it fell: the window
 CUBIC remembers, and so whether the RLC buffer overflows when the UE enters the
 building's shadow. So for CUBIC the simulated run leaves slow start where the kernel's
 did (:func:`slow_start_exit` reads it from the kernel's ``TCP_INFO`` samples): HyStart
