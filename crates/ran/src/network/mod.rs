@@ -36,9 +36,11 @@
 //!
 //! # Channel
 //! Each UE's position, LOS state (buildings, obstacles, and vehicles where they are at that
-//! instant) and link gains are updated every `channel_update`
-//! (lazily, when its cell runs or when metrics are sampled). Downlink SINR is the serving
-//! cell's signal (ideal beam alignment, the link's `bf_gain_db`) over the UE's noise plus
+//! instant) and link gains are updated every `channel_update` (lazily, when its cell
+//! runs or when metrics are sampled; so the fading's draws, and with them its
+//! realisation, follow the traffic's timing: two runs of one seed whose traffic differs
+//! see fading with the same statistics, not the same fading). Downlink SINR is the
+//! serving cell's signal (ideal beam alignment, the link's `bf_gain_db`) over the UE's noise plus
 //! the interference of the other cells on the same carrier, by the RAN's
 //! [`Interference`] mode (`interference.rs`): none; every cell all the time without
 //! antenna gain (`FullBufferOmni`, the default and the first version's model, a
