@@ -513,8 +513,9 @@ def emulate(scenario: ScenarioLike, ue: str | None = None, server: str | None = 
 
 def real_flows(res: RunResult) -> list[dict]:
     """The real flows of an emulation run, one dict each: src, src_port, dst, dst_port,
-    direction ("uplink"/"downlink"), bytes, goodput_mbps, rtt_p50_ms,
-    retransmitted_segments (``None`` where the run did not record it). From the summary's
+    direction ("uplink"/"downlink"), bytes, goodput_mbps, rtt_p50_ms, rtt_samples (every
+    sample, however many rows ``real_rtt`` kept), retransmitted_segments (``None`` where
+    the run did not record it). From the summary's
     ``real_flows``, else from the ``real_flows`` and ``real_goodput`` tables."""
     real = res.summary.get("real_flows")
     if isinstance(real, dict):
@@ -525,6 +526,7 @@ def real_flows(res: RunResult) -> list[dict]:
                  "direction": f.get("direction", ""), "bytes": f.get("bytes", 0),
                  "goodput_mbps": f.get("goodput_mbps"),
                  "rtt_p50_ms": f.get("rtt_p50_ms", f.get("rtt_ms_p50")),
+                 "rtt_samples": f.get("rtt_samples"),
                  "retransmitted_segments": f.get("retransmitted_segments")} for f in real]
     if "real_flows" not in res.table_names():
         return []
@@ -535,7 +537,7 @@ def real_flows(res: RunResult) -> list[dict]:
     return [{"src": r["src"], "src_port": r["src_port"], "dst": r["dst"],
              "dst_port": r["dst_port"], "direction": "uplink" if r["uplink"] else "downlink",
              "bytes": r["bytes"], "goodput_mbps": mean.get(r["flow"]), "rtt_p50_ms": None,
-             "retransmitted_segments": r.get("retransmits")}
+             "rtt_samples": None, "retransmitted_segments": r.get("retransmits")}
             for r in res.table("real_flows").iter_rows(named=True)]
 
 

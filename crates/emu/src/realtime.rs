@@ -86,6 +86,8 @@ pub struct Config {
     pub snaplen: u32,
     /// Bin of the real flows' goodput series, ns.
     pub goodput_bin_ns: u64,
+    /// Most RTT rows kept per real flow (0: every sample); see `realflows`.
+    pub rtt_budget: usize,
     /// Run the loop's thread on this CPU only (none: wherever the scheduler puts it).
     pub cpu: Option<usize>,
 }
@@ -203,7 +205,7 @@ impl<'a> Driver<'a> {
         Ok(Driver {
             stepper,
             sides: [side(ue_tun, ue), side(server_tun, server)],
-            flows: RealFlows::new(cfg.goodput_bin_ns),
+            flows: RealFlows::new(cfg.goodput_bin_ns).with_rtt_budget(cfg.rtt_budget),
             cfg,
             pcap,
             lag: histogram(),

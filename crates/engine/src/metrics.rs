@@ -244,20 +244,27 @@ impl DelayLog {
         (self.count > 0).then(|| self.min_us as f64 / 1e3)
     }
 
-    /// 95th percentile in ms (nearest rank: the ⌈0.95·n⌉-th smallest), if samples were kept:
-    /// exact while every sample is kept, from the histogram of every sample once thinned.
+    /// 95th percentile in ms: [`DelayLog::percentile_ms`] at 95.
     pub fn p95_ms(&self) -> Option<f64> {
+        self.percentile_ms(95.0)
+    }
+
+    /// Percentile `p` (0 < p ≤ 100) in ms (nearest rank: the ⌈p/100·n⌉-th smallest), if
+    /// samples were kept: exact while every sample is kept, from the histogram of every
+    /// sample once thinned.
+    pub fn percentile_ms(&self, p: f64) -> Option<f64> {
+        let q = p / 100.0;
         if let Some(h) = &self.hist {
-            let rank = ((0.95 * self.count as f64).ceil() as u64).clamp(1, self.count);
+            let rank = ((q * self.count as f64).ceil() as u64).clamp(1, self.count);
             return Some(h.value_at_rank(rank) as f64 / 1e3);
         }
         if self.us.is_empty() {
             return None;
         }
         let mut c = self.us.clone();
-        let k = ((0.95 * c.len() as f64).ceil() as usize).clamp(1, c.len()) - 1;
-        let (_, p, _) = c.select_nth_unstable(k);
-        Some(*p as f64 / 1e3)
+        let k = ((q * c.len() as f64).ceil() as usize).clamp(1, c.len()) - 1;
+        let (_, v, _) = c.select_nth_unstable(k);
+        Some(*v as f64 / 1e3)
     }
 }
 
@@ -337,6 +344,22 @@ mod tests {
         }
         assert!(d.us.len() <= 100 && d.us.len() >= 50, "{}", d.us.len());
         assert_eq!(d.p95_ms(), Some(1.9));
+        // Median: ⌈0.5·2000⌉ = 1000th smallest = 1000 µs, below 1024 µs where buckets are
+        // single values, so exact.
+        assert_eq!(d.percentile_ms(50.0), Some(1.0));
+    }
+
+    #[test]
+    fn percentiles_of_a_full_log_are_nearest_ranks() {
+        // 1..=20 ms: ⌈0.5·20⌉ = 10th smallest = 10 ms; ⌈0.01·20⌉ = 1st = 1 ms; 100 → 20 ms.
+        let mut d = DelayLog::new(true);
+        for ms in (1..=20u64).rev() {
+            d.record(SimTime::ZERO, SimTime::from_ms(ms));
+        }
+        assert_eq!(d.percentile_ms(50.0), Some(10.0));
+        assert_eq!(d.percentile_ms(1.0), Some(1.0));
+        assert_eq!(d.percentile_ms(100.0), Some(20.0));
+        assert_eq!(DelayLog::new(true).percentile_ms(50.0), None);
     }
 
     #[test]

@@ -103,6 +103,12 @@ impl Emulation {
             pcap,
             snaplen,
             goodput_bin_ns: loaded.scenario.metrics.goodput_bin.0,
+            // The simulator's per-packet tables' budget, whole for each real flow.
+            rtt_budget: if loaded.scenario.metrics.keep_all_samples {
+                0
+            } else {
+                loaded.scenario.metrics.sample_budget as usize
+            },
             cpu,
         };
         let open = |name: &str| {

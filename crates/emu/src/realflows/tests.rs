@@ -415,3 +415,31 @@ fn pending_rtt_entries_are_bounded() {
     f.observe(MS + 5, Point::UeWrite, &ack(1 + 100 * 6));
     assert_eq!(f.columns().rtt.rtt_us, vec![1_000]);
 }
+
+#[test]
+fn rtt_rows_stay_under_the_budget_while_the_summary_covers_every_sample() {
+    // Ten segments, one every 10 ms, each ACKed (i + 1)·100 µs after it entered:
+    // samples 100, 200, …, 1000 µs. Budget 4 (the engine's thinning): kept 0,1,2,3 →
+    // halve to 0,2 (stride 2); 4, 6 kept → 0,2,4,6 → halve to 0,4 (stride 4); 8 kept →
+    // samples 0, 4, 8, i.e. 100, 500 and 900 µs.
+    let mut f = RealFlows::new(100 * MS).with_rtt_budget(4);
+    const US: u64 = 1_000;
+    for i in 0..10u64 {
+        let (t0, back) = (10 * MS * i, 10 * MS * i + (i + 1) * 100 * US);
+        let data = Tcp::up(1 + 1000 * i as u32, 1000).bytes();
+        f.observe(t0, Point::UeRead, &data);
+        f.observe(t0 + 50 * US, Point::ServerWrite, &data);
+        let ack = Tcp::down(1, 0).ack(1 + 1000 * (i as u32 + 1)).bytes();
+        f.observe(back - 10 * US, Point::ServerRead, &ack);
+        f.observe(back, Point::UeWrite, &ack);
+    }
+    let t = f.columns();
+    assert_eq!(t.rtt.rtt_us, vec![100, 500, 900]);
+    assert_eq!(t.rtt.flow, vec![0, 0, 0]);
+    let s = &f.summary_json()["flows"][0];
+    // Count and mean over all ten: mean 550 µs. Median ⌈0.5·10⌉ = 5th smallest = 500 µs,
+    // from the histogram of every sample (single-µs buckets below 1024 µs).
+    assert_eq!(s["rtt_samples"], 10);
+    assert_eq!(s["rtt_mean_ms"], 0.55);
+    assert_eq!(s["rtt_p50_ms"], 0.5);
+}
