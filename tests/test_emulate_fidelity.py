@@ -87,6 +87,32 @@ def test_the_paired_simulated_run_leaves_slow_start_at_the_kernels_window():
     assert own["slow_start_exit_segments"] not in (None, 3000)
 
 
+def test_ensemble_windows_spread_evenly_around_the_kernels():
+    # 1000 segments ± 5 % in 5 steps: 950, 975, 1000, 1025, 1050.
+    assert E.ensemble_windows(1000, size=5, spread=0.05) == [950, 975, 1000, 1025, 1050]
+    # The default: 25 windows from 0.95 to 1.05 of the kernel's, its own in the middle.
+    w = E.ensemble_windows(1754)
+    assert len(w) == 25 and w[0] == round(1754 * 0.95) and w[-1] == round(1754 * 1.05)
+    assert w[12] == 1754
+    # Small windows stay at 2 segments or more, without duplicates.
+    assert E.ensemble_windows(2, size=5, spread=0.5) == [2, 3]
+
+
+def test_the_member_reported_is_the_nearest_that_holds_else_the_closest_in_shape():
+    def row(holds, *r):
+        return {"holds": holds, "shape": {w: {"correlation": c} for w, c in zip("abc", r)}}
+
+    windows = [90, 95, 100, 105, 110]
+    rows = [row(True, 1, 1, 1), row(False, 1, 0.2, 1), row(False, 1, 0.1, 1),
+            row(True, 1, 0.9, 1), row(False, 1, 1, 0.3)]
+    # Held: 90 and 105; 105 is nearer the kernel's 100.
+    assert E.pick_member(rows, windows, 100) == 3
+    # None held: the highest weakest correlation wins. Weakest per member: 0.2, 0.1, 0.9,
+    # 0.3, and None (no correlation) counts as the lowest: the third, at 105.
+    rows = [dict(r, holds=False) for r in rows[1:]] + [row(False, None, 1, 1)]
+    assert E.pick_member(rows, [95, 100, 105, 110, 115], 100) == 2
+
+
 def test_too_few_bins_say_nothing_and_fail():
     assert not E.same_shape(np.array([1.0, 2.0]), np.array([1.0, 2.0]))["holds"]
 
