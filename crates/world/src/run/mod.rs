@@ -113,6 +113,11 @@ enum Ev {
 struct Sim {
     q: EventQueue<Ev>,
     end: SimTime,
+    /// The latest instant the current step may reach (`Stepper::run_until`'s bound, at
+    /// most the end). A shortcut that handles a future instant without the heap
+    /// (`wire_head`) must stay within it, or a driver pacing the run to the wall clock
+    /// would see the clock run ahead of its step.
+    horizon: SimTime,
     links: Vec<LinkState>,
     topology: Topology,
     fwd: Forwarding,
@@ -205,6 +210,7 @@ impl<'a> Stepper<'a> {
     /// Dispatches every event at or before `until` (and the end).
     pub fn run_until(&mut self, until: SimTime) -> Result<(), RunError> {
         let limit = until.min(self.sim.end);
+        self.sim.horizon = limit;
         while let Some(t) = self.sim.q.peek_time() {
             if t > limit {
                 break;
@@ -270,6 +276,7 @@ fn build_sim(loaded: &Loaded, ctl: &RunControl) -> Result<(Sim, u64, Vec<String>
     let mut sim = Sim {
         q: EventQueue::new(),
         end: s.simulation.duration.time(),
+        horizon: s.simulation.duration.time(),
         links: b.links,
         topology: b.topology,
         fwd: b.forwarding,

@@ -154,3 +154,40 @@ fn a_duplicated_real_packet_comes_out_twice_with_its_bytes() {
     let c = s.external_counts();
     assert_eq!((c.injected, c.duplicated, c.delivered), (10, 10, 20));
 }
+
+#[test]
+fn a_step_never_runs_past_its_bound_and_stepping_changes_nothing() {
+    // Twenty packets 1 µs apart from server1 onto its 5 ms, 10 Gbit/s wire: at the far
+    // end they arrive 1 µs apart, closer than any other event, which is where the wire
+    // may deliver without the heap. Stepping through them 0.5 µs at a time, the clock must
+    // never pass the step's bound; and the arrivals must be those of one big step.
+    let arrivals = |step_ns: Option<u64>| {
+        let l = example("blockage.toml", "1s", false);
+        let mut s = Stepper::new(&l, &RunControl::default()).unwrap();
+        let (a, b) = (s.node_id("server1").unwrap(), s.node_id("client1").unwrap());
+        for i in 0..20u64 {
+            let t = SimTime::from_ns(1_000_000 + i * 1_000);
+            s.run_until(t).unwrap();
+            assert!(s.inject(t, a, b, &packet(i as u32, 1400)));
+        }
+        if let Some(step) = step_ns {
+            let mut u = 5_990_000;
+            while u < 12_000_000 {
+                s.run_until(SimTime::from_ns(u)).unwrap();
+                assert!(
+                    s.now().ns() <= u,
+                    "the clock at {} past the bound {u}",
+                    s.now()
+                );
+                u += step;
+            }
+        }
+        s.run_until(SimTime::from_ns(100_000_000)).unwrap();
+        let mut out = Vec::new();
+        s.drain_egress(|t, _, bytes| out.push((t, bytes[..4].to_vec())));
+        out
+    };
+    let stepped = arrivals(Some(500));
+    assert_eq!(stepped.len(), 20);
+    assert_eq!(stepped, arrivals(None));
+}
