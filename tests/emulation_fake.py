@@ -56,12 +56,14 @@ class FakeEmulation:
 
     def __init__(self, text, format, origin, base_dir, overrides, seed, ue, server, ue_tun,
                  server_tun, max_lag_s=1e-3, strict=False, pcap=None, snaplen=128,
-                 duration_s=None, background=False, lag_grace_s=0.1, cpu=None, offload=True):
+                 duration_s=None, background=False, lag_grace_s=0.1, cpu=None, offload=True,
+                 server_pcap=None):
         self.args = dict(text=text, format=format, origin=origin, base_dir=base_dir,
                          overrides=list(overrides), seed=seed, ue=ue, server=server,
                          ue_tun=ue_tun, server_tun=server_tun, max_lag_s=max_lag_s,
                          strict=strict, pcap=pcap, snaplen=snaplen, duration_s=duration_s,
-                         background=background, cpu=cpu, offload=offload)
+                         background=background, cpu=cpu, offload=offload,
+                         server_pcap=server_pcap)
         resolved = json.loads(_core.validate(text, format, origin, base_dir, list(overrides)))
         ues = [u["name"] for u in (resolved.get("ran") or {}).get("ues", [])]
         gnbs = {g["name"] for g in (resolved.get("ran") or {}).get("gnbs", [])}
@@ -79,7 +81,8 @@ class FakeEmulation:
         self._end = duration_s if duration_s is not None else _core.parse_duration(
             resolved["simulation"]["duration"])
         self._text, self._format, self._origin, self._base = text, format, origin, base_dir
-        self._overrides, self._seed, self._pcap = list(overrides), seed, pcap
+        self._overrides, self._seed = list(overrides), seed
+        self._pcaps = [p for p in (pcap, server_pcap) if p is not None]
         self._fds = [open_tun(ue_tun)]
         try:
             self._fds.append(open_tun(server_tun))
@@ -134,9 +137,9 @@ class FakeEmulation:
         for fd in self._fds:
             os.close(fd)
         self._fds = []
-        if self._pcap is not None:
+        for p in self._pcaps:
             # pcap global header, no packets.
-            Path(self._pcap).write_bytes(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 128, 101))
+            Path(p).write_bytes(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 128, 101))
         summary, tables = _core.run(self._text, self._format, self._origin, self._base,
                                     self._overrides + ["simulation.duration=0.1s"], self._seed)
         keys = list(self.flows)

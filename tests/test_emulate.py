@@ -215,7 +215,8 @@ def test_host_side_namespaces_are_built_used_and_removed(tmp_path, fake_driver):
     _nothing_left(pid)
     drv = fake_driver.made[-1]
     assert drv.args["ue_tun"] == em.ue_tun and drv.args["seed"] == 3
-    assert drv.args["duration_s"] == 20.0 and drv.args["pcap"].endswith("tun.pcap")
+    assert drv.args["duration_s"] == 20.0 and drv.args["pcap"].endswith("/tun.pcap")
+    assert drv.args["server_pcap"] is None  # asked for with server_pcap=True
     assert drv.args["overrides"] == ["flows.0.app.rate=10Mbps"]
     # The run folder: what mmtsim run writes, plus the real flows and the report.
     for f in ("summary.json", "goodput.parquet", "ran.parquet", "real_flows.parquet",

@@ -50,6 +50,27 @@ def _sender(tmp_path: Path, seconds: float) -> list[str]:
                                   "--out", str(tmp_path / "send.json")])]
 
 
+def _packets_with_port(path: Path, port: int) -> int:
+    """Packets of a raw-IPv4 pcap (link type 101) whose TCP source or destination port is
+    ``port``."""
+    import struct
+
+    data = path.read_bytes()
+    magic, = struct.unpack_from("<I", data, 0)
+    assert magic in (0xA1B2C3D4, 0xA1B23C4D), hex(magic)
+    assert struct.unpack_from("<I", data, 20)[0] == 101  # LINKTYPE_RAW
+    n, off = 0, 24
+    while off + 16 <= len(data):
+        incl, = struct.unpack_from("<I", data, off + 8)
+        pkt = data[off + 16:off + 16 + incl]
+        off += 16 + incl
+        if len(pkt) >= 24 and pkt[9] == 6:  # TCP
+            ihl = (pkt[0] & 0x0F) * 4
+            sport, dport = struct.unpack_from(">HH", pkt, ihl)
+            n += port in (sport, dport)
+    return n
+
+
 def _nothing_left(pid: int) -> None:
     assert not [ns for ns in netns.list_namespaces() if ns.endswith(f"-{pid}")]
     links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
@@ -62,10 +83,10 @@ def test_a_real_uplink_flow_crosses_the_simulated_ran(tmp_path):
     # A small row budget: about one RTT sample per ms (one per TSval tick) for 3 s is
     # well above it, so the table must be thinned while the summary counts every sample.
     r = cli("emulate", str(SCENARIO), "--duration", "4s", "--out", str(out),
-            "--set", f"metrics.sample_budget={RTT_BUDGET}",
+            "--set", f"metrics.sample_budget={RTT_BUDGET}", "--server-pcap",
             "--server-cmd", _server_cmd(tmp_path), "--", *_sender(tmp_path, 3))
     assert r.returncode == 0, r.stderr
-    for f in ("summary.json", "emulation.json", "tun.pcap", "real_flows.parquet",
+    for f in ("summary.json", "emulation.json", "tun.pcap", "tun-server.pcap", "real_flows.parquet",
               "real_goodput.parquet", "real_rtt.parquet", "ran.parquet"):
         assert (out / f).exists(), f
     import mmtsim
@@ -90,8 +111,11 @@ def test_a_real_uplink_flow_crosses_the_simulated_ran(tmp_path):
     assert any("lag" in k for k in report), report
     assert report.get("kernel")
     assert "lag behind the wall clock" in r.stderr
-    # The pcap has more than its header: packets crossed the TUN devices.
-    assert (out / "tun.pcap").stat().st_size > 24 + 16 * 10
+    # Both pcaps hold the connection, each at its own device: many packets to or from
+    # the server's port in each.
+    for name in ("tun.pcap", "tun-server.pcap"):
+        assert _packets_with_port(out / name, PORT) > 100, name
+    assert "tun-server.pcap" in r.stderr
 
 
 @needs_root

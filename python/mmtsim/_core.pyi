@@ -35,6 +35,7 @@ class Emulation:
         lag_grace_s: float = 0.1,
         cpu: int | None = None,
         offload: bool = True,
+        server_pcap: str | None = None,
     ) -> None: ...
     @property
     def ue_name(self) -> str: ...

@@ -233,7 +233,7 @@ def _add_emulation_commands(sub) -> None:
         "server's side this host (MMTSIM_SERVER=10.79.0.2) or, with --server-cmd, its own "
         "namespace. Needs root (CAP_NET_ADMIN, CAP_SYS_ADMIN) and /dev/net/tun; see "
         "docs/emulation.md. Writes a run folder (summary.json, tables, real_flows, "
-        "emulation.json, tun.pcap)."))
+        "emulation.json, tun.pcap; tun-server.pcap with --server-pcap)."))
     em = sub.add_parser("emulate", help="run COMMAND in the UE's namespace through the emulated "
                         "scenario (root; docs/emulation.md)",
                         usage="mmtsim emulate SCENARIO [options] -- COMMAND ...",
@@ -270,6 +270,9 @@ def _add_emulation_commands(sub) -> None:
                             "(default: only the real packets)")
         q.add_argument("--cpu", type=int, metavar="N",
                        help="run the emulation's loop on CPU N only")
+        q.add_argument("--server-pcap", action="store_true",
+                       help="also write tun-server.pcap, the server side's device (doubles "
+                            "the pcap writing)")
         q.add_argument("--no-offload", dest="offload", action="store_false",
                        help="TUN devices without the virtio-net header: one packet per read "
                             "and per write (slower; for comparison)")
@@ -321,7 +324,8 @@ def _emulation(args) -> int:
     em = Emulation(args.scenario, ue=args.ue, server=args.server, out=args.out,
                    server_cmd=args.server_cmd, max_lag=args.max_lag, strict=args.strict,
                    overrides=args.overrides, seed=args.seed, duration=args.duration,
-                   background=args.background, cpu=args.cpu, offload=args.offload)
+                   background=args.background, cpu=args.cpu, offload=args.offload,
+                   server_pcap=args.server_pcap)
     # `$MMTSIM_SERVER` quoted on the command line reaches us unexpanded: the variables are
     # the command's, not the caller's shell's, so they are filled in here.
     values = {"MMTSIM_SERVER": em.server_addr, "MMTSIM_UE": em.ue_addr}
@@ -381,7 +385,7 @@ def _print_emulation(em) -> None:
     for w in report.get("warnings") or []:
         print(f"mmtsim: warning: {w}", file=err)
     print(f"wrote {em.out} (summary.json, tables, emulation.json"
-          + (", tun.pcap" if (em.out / "tun.pcap").exists() else "")
+          + "".join(f", {p}" for p in ("tun.pcap", "tun-server.pcap") if (em.out / p).exists())
           + (", server.log" if (em.out / "server.log").exists() else "") + ")", file=err)
 
 

@@ -82,6 +82,8 @@ pub struct Config {
     pub strict: bool,
     /// Where to write the pcap of the UE's device, if anywhere.
     pub pcap: Option<PathBuf>,
+    /// Where to write the pcap of the server side's device, if anywhere.
+    pub server_pcap: Option<PathBuf>,
     /// Bytes of each packet kept in the pcap.
     pub snaplen: u32,
     /// Bin of the real flows' goodput series, ns.
@@ -130,6 +132,8 @@ struct Side {
     offload: Option<(Segmenter, Coalescer)>,
     /// Simulated arrival instants of the packets written this turn, ns, for lateness.
     turn_arrivals: Vec<u64>,
+    /// The pcap of this device's packets, both ways, if one is written.
+    pcap: Option<RawPcap>,
 }
 
 fn histogram() -> Histogram<u64> {
@@ -158,7 +162,6 @@ pub struct Driver<'a> {
     sides: [Side; 2],
     cfg: Config,
     flows: RealFlows,
-    pcap: Option<RawPcap>,
     /// Lag of the turns that found events due, ns.
     lag: Histogram<u64>,
     /// Wall instant (monotonic) from which lag has stayed above the bound.
@@ -185,11 +188,12 @@ impl<'a> Driver<'a> {
         server: NodeId,
         cfg: Config,
     ) -> io::Result<Self> {
-        let pcap = match &cfg.pcap {
-            Some(p) => Some(RawPcap::create(p, cfg.snaplen)?),
-            None => None,
+        let open = |path: &Option<PathBuf>| match path {
+            Some(p) => RawPcap::create(p, cfg.snaplen).map(Some),
+            None => Ok(None),
         };
-        let side = |tun: Tun, node| Side {
+        let (ue_pcap, server_pcap) = (open(&cfg.pcap)?, open(&cfg.server_pcap)?);
+        let side = |tun: Tun, node, pcap| Side {
             offload: (tun.vnet_hdr_bytes() > 0).then(|| (Segmenter::new(), Coalescer::new())),
             tun,
             node,
@@ -201,13 +205,16 @@ impl<'a> Driver<'a> {
             max_read_bytes: 0,
             lateness: histogram(),
             turn_arrivals: Vec::new(),
+            pcap,
         };
         Ok(Driver {
             stepper,
-            sides: [side(ue_tun, ue), side(server_tun, server)],
+            sides: [
+                side(ue_tun, ue, ue_pcap),
+                side(server_tun, server, server_pcap),
+            ],
             flows: RealFlows::new(cfg.goodput_bin_ns).with_rtt_budget(cfg.rtt_budget),
             cfg,
-            pcap,
             lag: histogram(),
             behind_since: None,
             episodes: 0,
@@ -327,7 +334,6 @@ impl<'a> Driver<'a> {
             stepper,
             sides,
             flows,
-            pcap,
             t0_realtime_ns,
             ..
         } = self;
@@ -339,26 +345,32 @@ impl<'a> Driver<'a> {
                 Point::ServerRead
             };
             let mut pcap_error = None;
+            let Side {
+                tun,
+                offload,
+                pcap,
+                read_packets,
+                read_bytes,
+                max_read_bytes,
+                ..
+            } = &mut sides[i];
             let mut take = |packet: &[u8]| {
                 flows.observe(t.ns(), point, packet);
-                if i == 0 {
-                    if let Some(p) = pcap.as_mut() {
-                        if let Err(e) = p.write(*t0_realtime_ns + t.ns(), packet) {
-                            pcap_error.get_or_insert(e);
-                        }
+                if let Some(p) = pcap.as_mut() {
+                    if let Err(e) = p.write(*t0_realtime_ns + t.ns(), packet) {
+                        pcap_error.get_or_insert(e);
                     }
                 }
                 stepper.inject(t, from, to, packet);
             };
             for _ in 0..READ_BATCH {
-                let s = &mut sides[i];
-                let Some(len) = s.tun.recv(buf)? else {
+                let Some(len) = tun.recv(buf)? else {
                     break;
                 };
-                s.read_packets += 1;
-                s.read_bytes += len as u64;
-                s.max_read_bytes = s.max_read_bytes.max(len as u64);
-                match &mut s.offload {
+                *read_packets += 1;
+                *read_bytes += len as u64;
+                *max_read_bytes = (*max_read_bytes).max(len as u64);
+                match offload {
                     // A refused frame (not IPv4 TCP or plain, malformed) is counted by the
                     // segmenter and dropped, as a device would.
                     Some((seg, _)) => {
@@ -381,7 +393,6 @@ impl<'a> Driver<'a> {
             stepper,
             sides,
             flows,
-            pcap,
             t0,
             t0_realtime_ns,
             warnings,
@@ -395,17 +406,15 @@ impl<'a> Driver<'a> {
                 Point::ServerWrite
             };
             flows.observe(at.ns(), point, bytes);
-            if i == 0 {
-                if let Some(p) = pcap {
-                    if let Err(e) = p.write(*t0_realtime_ns + at.ns(), bytes) {
-                        if warnings.len() < 20 {
-                            warnings.push(format!("writing the pcap failed: {e}"));
-                        }
-                        *pcap = None;
+            let s = &mut sides[i];
+            if let Some(p) = &mut s.pcap {
+                if let Err(e) = p.write(*t0_realtime_ns + at.ns(), bytes) {
+                    if warnings.len() < 20 {
+                        warnings.push(format!("writing the pcap failed: {e}"));
                     }
+                    s.pcap = None;
                 }
             }
-            let s = &mut sides[i];
             s.written_packets += 1;
             s.written_bytes += bytes.len() as u64;
             let Side {
@@ -496,9 +505,11 @@ impl<'a> Driver<'a> {
     pub fn finish(mut self) -> Result<(RunOutput, Value), RunError> {
         let reached = SimTime::from_ns((self.wall_s * 1e9) as u64);
         self.stepper.end_at(reached);
-        if let Some(p) = self.pcap.take() {
-            if let Err(e) = p.finish() {
-                self.warnings.push(format!("writing the pcap failed: {e}"));
+        for s in &mut self.sides {
+            if let Some(p) = s.pcap.take() {
+                if let Err(e) = p.finish() {
+                    self.warnings.push(format!("writing the pcap failed: {e}"));
+                }
             }
         }
         let report = self.report();

@@ -44,7 +44,8 @@ impl Emulation {
     #[new]
     #[pyo3(signature = (text, format, origin, base_dir, overrides, seed, ue, server, ue_tun, server_tun,
                         max_lag_s=1e-3, strict=false, pcap=None, snaplen=128, duration_s=None,
-                        background=false, lag_grace_s=0.1, cpu=None, offload=true))]
+                        background=false, lag_grace_s=0.1, cpu=None, offload=true,
+                        server_pcap=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         text: &str,
@@ -66,6 +67,7 @@ impl Emulation {
         lag_grace_s: f64,
         cpu: Option<usize>,
         offload: bool,
+        server_pcap: Option<PathBuf>,
     ) -> PyResult<Self> {
         let positive = |name: &str, v: f64| {
             if v.is_finite() && v > 0.0 {
@@ -101,6 +103,7 @@ impl Emulation {
             lag_grace_ns: (lag_grace_s * 1e9) as u64,
             strict,
             pcap,
+            server_pcap,
             snaplen,
             goodput_bin_ns: loaded.scenario.metrics.goodput_bin.0,
             // The simulator's per-packet tables' budget, whole for each real flow.
