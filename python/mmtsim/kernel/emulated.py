@@ -29,7 +29,10 @@ against mmtsim's ``cubic``, ``newreno`` and ``bbr``):
 (``ssthresh`` set to ``cwnd`` with nothing lost) when the first ACKs of a round show the
 delay rising. On a real clock that decision moves by a whole round (cwnd doubles in a
 round) from run to run: in eighteen runs of the mmWave case it fell between 1429 and
-18107 segments (mmtsim's own: 8200). Everything after it follows from where it fell: the window
+18107 segments (mmtsim's own: 8200). Most of that spread came from a bug in the
+emulation's stepping (its clock could run past the wall clock's instant, which delayed
+the ACKs by several ms in slow start), since fixed: in seven runs after the fix it fell
+between 5918 and 8662. Everything after it follows from where it fell: the window
 CUBIC remembers, and so whether the RLC buffer overflows when the UE enters the
 building's shadow. So for CUBIC the simulated run leaves slow start where the kernel's
 did (:func:`slow_start_exit` reads it from the kernel's ``TCP_INFO`` samples): HyStart
