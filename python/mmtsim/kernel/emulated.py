@@ -270,8 +270,10 @@ def run_mmtsim(case: EmuCase, cc: str, start_s: float, mss: int, exit_: dict | N
     }
 
 
-def compare(case: EmuCase, cc: str, k: dict, s: dict) -> dict:
-    """One row of the fidelity table."""
+def compare(case: EmuCase, cc: str, k: dict, s: dict, *, paired: bool = False,
+            own_exit: int | None = None) -> dict:
+    """One row of the fidelity table: ``paired`` if ``s`` was given the kernel's
+    slow-start exit; ``own_exit``, mmtsim's own (unpaired) exit window."""
     lo, hi = k["start_s"], k["start_s"] + case.duration_s
     # Mean goodput over the bins inside the connection's lifetime (the scenario's grid,
     # the same on both sides).
@@ -303,8 +305,8 @@ def compare(case: EmuCase, cc: str, k: dict, s: dict) -> dict:
         "kernel_rtt_mean_ms": mean_rtt(k), "mmtsim_rtt_mean_ms": mean_rtt(s),
         "kernel_retransmits": k["retransmits"], "mmtsim_retransmits": s["retransmits"],
         "kernel_rtos": k["rtos"], "mmtsim_rtos": s["rtos"],
-        "slow_start_exit": {"kernel": k.get("slow_start_exit"), "paired": s.get("paired", False),
-                            "mmtsim_own_segments": s.get("own_exit_segments")},
+        "slow_start_exit": {"kernel": k.get("slow_start_exit"), "paired": paired,
+                            "mmtsim_own_segments": own_exit},
         "shape": shapes, "same_shape": all(v["holds"] for v in shapes.values()),
         "emulation_kept_time": kept_time,
         "holds": bool(goodput_ok and kept_time and all(v["holds"] for v in shapes.values())),
@@ -349,23 +351,24 @@ def check(cases: list[str], ccs: list[str], workdir: Path) -> list[dict]:
             k = run_kernel(case, cc, wd)
             own = run_mmtsim(case, cc, k["start_s"], k["mss"])
             exit_ = k["slow_start_exit"] if cc in PAIRED_EXIT else None
-            if exit_ is not None and exit_["by"] == "hystart":
-                windows = ensemble_windows(exit_["segments"])
-                members = []
-                for w in windows:
-                    s = run_mmtsim(case, cc, k["start_s"], k["mss"], {**exit_, "segments": w})
-                    s["paired"] = True
-                    s["own_exit_segments"] = own["slow_start_exit_segments"]
-                    members.append(compare(case, cc, k, s))
-                i = pick_member(members, windows, exit_["segments"])
-                row = members[i]
+            # The simulated runs compared: mmtsim's own (unpaired); the kernel's exit after
+            # a loss; the ensemble around the kernel's window after a HyStart exit.
+            if exit_ is None:
+                exits = [None]
+            elif exit_["by"] == "hystart":
+                exits = [{**exit_, "segments": w} for w in ensemble_windows(exit_["segments"])]
+            else:
+                exits = [exit_]
+            members = [compare(case, cc, k,
+                               own if e is None else run_mmtsim(case, cc, k["start_s"], k["mss"], e),
+                               paired=e is not None, own_exit=own["slow_start_exit_segments"])
+                       for e in exits]
+            windows = [0 if e is None else e["segments"] for e in exits]
+            i = pick_member(members, windows, 0 if exit_ is None else exit_["segments"])
+            row = members[i]
+            if len(exits) > 1:
                 row["ensemble"] = {"size": len(windows), "held": sum(r["holds"] for r in members),
                                    "windows": [windows[0], windows[-1]], "window": windows[i]}
-            else:
-                s = own if exit_ is None else run_mmtsim(case, cc, k["start_s"], k["mss"], exit_)
-                s["paired"] = exit_ is not None
-                s["own_exit_segments"] = own["slow_start_exit_segments"]
-                row = compare(case, cc, k, s)
             (wd / "row.json").write_text(json.dumps(row, indent=1) + "\n")
             rows.append(row)
     return rows
