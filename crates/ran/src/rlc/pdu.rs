@@ -3,7 +3,7 @@
 //! of the LTE data PDU header (see the [`super`] module doc, "Header sizes").
 
 use super::{am, um};
-use std::sync::Arc;
+use std::rc::Rc;
 
 /// Largest length indicator, bytes: the LI field has 11 bits (TS 36.322 §6.2.2.5).
 pub const LI_MAX_BYTES: u32 = 2047;
@@ -157,8 +157,9 @@ pub(super) fn li_cost(k: usize) -> u32 {
 }
 
 /// A data PDU's elements, shared between the transmitter's copy (kept for ARQ) and the PDU
-/// on its way to the peer.
-pub(crate) type Pieces = Arc<Vec<Piece>>;
+/// on its way to the peer. Counted without atomics: a run, and so its RAN, lives on one
+/// thread, and the atomic count of an `Arc` cost a tenth of a busy cell's slot.
+pub(crate) type Pieces = Rc<Vec<Piece>>;
 
 /// Element lists no PDU holds any more, reused for new PDUs, so that building a PDU
 /// allocates nothing in steady state. AM's transmitter is the last holder of a list (it
@@ -176,10 +177,10 @@ impl PiecePool {
     /// A list holding a copy of `from`.
     pub(crate) fn make(&mut self, from: &[Piece]) -> Pieces {
         let Some(mut p) = self.free.pop() else {
-            return Arc::new(from.to_vec());
+            return Rc::new(from.to_vec());
         };
         // Only unshared lists are pooled, and a pool is never cloned with its lists.
-        let v = Arc::get_mut(&mut p).expect("a pooled list has no other holder");
+        let v = Rc::get_mut(&mut p).expect("a pooled list has no other holder");
         v.clear();
         v.extend_from_slice(from);
         p
@@ -187,7 +188,7 @@ impl PiecePool {
 
     /// Takes `p` back if nothing else holds it (else only this holder lets go).
     pub(crate) fn recycle(&mut self, mut p: Pieces) {
-        if self.free.len() < Self::MAX_FREE && Arc::get_mut(&mut p).is_some() {
+        if self.free.len() < Self::MAX_FREE && Rc::get_mut(&mut p).is_some() {
             self.free.push(p);
         }
     }
@@ -224,12 +225,12 @@ mod tests {
         // The PDU on its way still holds it: the transmitter lets go, nothing is pooled.
         pool.recycle(a);
         assert!(pool.free.is_empty());
-        let addr = Arc::as_ptr(&in_flight);
+        let addr = Rc::as_ptr(&in_flight);
         pool.recycle(in_flight);
         assert_eq!(pool.free.len(), 1);
         // The next PDU reuses that list, with its own content.
         let b = pool.make(&[piece(7)]);
-        assert_eq!(Arc::as_ptr(&b), addr);
+        assert_eq!(Rc::as_ptr(&b), addr);
         assert_eq!(*b, vec![piece(7)]);
         assert!(pool.free.is_empty());
     }

@@ -21,7 +21,7 @@ use super::{
 };
 use mmtsim_engine::SimTime;
 use std::collections::VecDeque;
-use std::sync::Arc;
+use std::rc::Rc;
 
 /// A UM data PDU as it crosses the air.
 #[derive(Clone, Debug)]
@@ -29,7 +29,7 @@ pub(crate) struct DataPdu {
     /// Absolute sequence number.
     pub(crate) sn: u64,
     /// Data-field elements.
-    pub(crate) pieces: Arc<[Piece]>,
+    pub(crate) pieces: Rc<[Piece]>,
 }
 
 impl DataPdu {
@@ -61,7 +61,7 @@ pub struct UmEntity {
     /// VR(UH): highest SN received + 1 (upper window edge).
     vr_uh: u64,
     /// PDUs VR(UR) ≤ SN < VR(UH) (a prefix of them), indexed by SN − VR(UR).
-    rx_buffer: VecDeque<Option<Arc<[Piece]>>>,
+    rx_buffer: VecDeque<Option<Rc<[Piece]>>>,
     reassembler: Reassembler,
     /// t-Reordering deadline.
     reordering_timer: Option<SimTime>,
@@ -162,7 +162,7 @@ impl UmEntity {
                 bytes: pdu_bytes,
                 body: Body::UmData(DataPdu {
                     sn,
-                    pieces: Arc::from(&self.scratch[..]),
+                    pieces: Rc::from(&self.scratch[..]),
                 }),
             });
         }
