@@ -1,7 +1,7 @@
 //! One direction of an emulated link, as a sans-IO model: a drop-tail queue in front of a
 //! transmitter whose rate is constant or follows a trace, then a propagation delay.
 //!
-//! It reproduces the accounting of `mmtsim-net`'s `LinkDir` (crates/net/src/link.rs)
+//! It reproduces the accounting of `mmtsim-net`'s `LinkDir` (crates/net/src/link/mod.rs)
 //! for a drop-tail link, so that the emulated link and the simulated one serve the same
 //! packets at the same instants:
 //!

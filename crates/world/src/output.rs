@@ -85,6 +85,9 @@ pub struct RunOutput {
     pub summary: serde_json::Value,
     /// Time series.
     pub tables: Vec<Table>,
+    /// Hops taken ahead of time over transit nodes (hop fusion, `run/fusion.rs`). Not in
+    /// the summary, which is the same with or without them.
+    pub fused_hops: u64,
 }
 
 impl RunOutput {

@@ -79,6 +79,11 @@ impl Topology {
         self.attached[ue.index()].1 = site;
     }
 
+    /// The wired link directions as (from, to), by `LinkId`.
+    pub(crate) fn wired(&self) -> &[(NodeId, NodeId)] {
+        &self.wired
+    }
+
     /// The site UE `ue` is attached to.
     pub(crate) fn site_of(&self, ue: UeId) -> NodeId {
         self.attached[ue.index()].1

@@ -22,13 +22,16 @@
 //! event-driven transmitter, which remains for rate traces (outages need a packet to
 //! wait for the rate to come back) and CoDel (it decides at dequeue). When a departure
 //! and an arrival fall on the same instant, the departure counts first.
+//! ([`fifo`]; it may also take a packet ahead of its arrival, for the world's hop fusion.)
+
+mod fifo;
 
 use crate::loss::{LossModel, LossProcess};
 use crate::queue::{DropReason, Queue, QueueConfig, QueuedPacket};
 use crate::trace::{RateTrace, TraceServer};
+use fifo::Fifo;
 use mmtsim_engine::{Rate, SimRng, SimTime};
 use rand::Rng;
-use std::collections::VecDeque;
 
 /// Index of a packet in the world's packet arena.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -120,18 +123,6 @@ enum Transmitter {
     Fifo(Fifo),
 }
 
-/// The closed-form transmitter of a constant-rate drop-tail link.
-struct Fifo {
-    rate: Rate,
-    limit_bytes: u64,
-    limit_packets: u32,
-    /// Accepted packets not yet fully serialised: (start, end of serialisation, bytes), in
-    /// FIFO order. At most the front one is in service at any instant.
-    sched: VecDeque<(SimTime, SimTime, u32)>,
-    /// Bytes in `sched`.
-    sched_bytes: u64,
-}
-
 /// One link direction: queue, transmitter, wire.
 pub struct LinkDir {
     queue: Queue,
@@ -156,13 +147,11 @@ impl LinkDir {
         cfg.impairments.drop_packets.sort_unstable();
         cfg.impairments.drop_packets.dedup();
         let tx = match cfg.rate.is_constant() {
-            Some(r) if cfg.queue.codel.is_none() => Transmitter::Fifo(Fifo {
-                rate: r,
-                limit_bytes: cfg.queue.limit_bytes.unwrap_or(u64::MAX),
-                limit_packets: cfg.queue.limit_packets.unwrap_or(u32::MAX),
-                sched: VecDeque::new(),
-                sched_bytes: 0,
-            }),
+            Some(r) if cfg.queue.codel.is_none() => Transmitter::Fifo(Fifo::new(
+                r,
+                cfg.queue.limit_bytes.unwrap_or(u64::MAX),
+                cfg.queue.limit_packets.unwrap_or(u32::MAX),
+            )),
             Some(r) => Transmitter::Constant(r),
             None => Transmitter::Trace(TraceServer::new(cfg.rate.clone())),
         };
@@ -216,27 +205,12 @@ impl LinkDir {
         };
         if let Transmitter::Fifo(f) = &mut self.tx {
             f.settle(now, &mut self.stats);
-            // A packet that finds the transmitter idle is never refused (as below).
-            if let Some(&(_, busy_until, _)) = f.sched.back() {
-                let (bytes, packets) = f.waiting(now);
-                if !crate::queue::droptail::admits(
-                    bytes,
-                    packets,
-                    size_bytes,
-                    f.limit_bytes,
-                    f.limit_packets,
-                ) {
+            match f.admit(now, size_bytes) {
+                Some(done) => self.put_on_wire(done, qp, out),
+                None => {
                     self.stats.tail_drops += 1;
                     out.dropped.push((pkt, DropReason::TailDrop));
-                    return;
                 }
-                let done = busy_until + f.rate.tx_time(size_bytes as u64);
-                f.push(busy_until, done, size_bytes);
-                self.put_on_wire(done, qp, out);
-            } else {
-                let done = now + f.rate.tx_time(size_bytes as u64);
-                f.push(now, done, size_bytes);
-                self.put_on_wire(done, qp, out);
             }
             return;
         }
@@ -248,6 +222,48 @@ impl LinkDir {
             self.stats.tail_drops += 1;
             out.dropped.push((pkt, DropReason::TailDrop));
         }
+    }
+
+    /// A packet of `size_bytes` handed over at `now` that arrives at the queue at `at`
+    /// (hop fusion: its arrival is already known). The link takes it, with the outcome it
+    /// would have at `at`, if it is served in closed form and its queue admits it then;
+    /// else it returns false and nothing changes, and the packet is to be enqueued at its
+    /// arrival as usual. The caller guarantees that no packet arrives at this queue before
+    /// `at` that it has not yet been given.
+    pub fn enqueue_ahead(
+        &mut self,
+        now: SimTime,
+        at: SimTime,
+        pkt: PacketRef,
+        size_bytes: u32,
+        out: &mut LinkOutput,
+    ) -> bool {
+        let Transmitter::Fifo(f) = &mut self.tx else {
+            return false;
+        };
+        f.settle(now, &mut self.stats);
+        let Some(done) = f.admit(at, size_bytes) else {
+            return false;
+        };
+        let qp = QueuedPacket {
+            pkt,
+            size_bytes,
+            enqueued_at: at,
+        };
+        self.put_on_wire(done, qp, out);
+        true
+    }
+
+    /// True if the link may take packets ahead of their arrival ([`LinkDir::enqueue_ahead`]):
+    /// it is served in closed form.
+    pub fn takes_ahead(&self) -> bool {
+        matches!(self.tx, Transmitter::Fifo(_))
+    }
+
+    /// True if its packets reach the far node in the order they leave the transmitter,
+    /// one copy each (no reordering or duplication impairment).
+    pub fn keeps_order(&self) -> bool {
+        self.impair.reorder_p == 0.0 && self.impair.duplicate_p == 0.0
     }
 
     fn start(&mut self, now: SimTime, qp: QueuedPacket, out: &mut LinkOutput) {
@@ -396,36 +412,6 @@ impl LinkDir {
             Transmitter::Constant(r) => *r,
             Transmitter::Trace(s) => s.trace().mean_rate(SimTime::ZERO, SimTime::from_secs(60)),
             Transmitter::Fifo(f) => f.rate,
-        }
-    }
-}
-
-impl Fifo {
-    fn push(&mut self, start: SimTime, done: SimTime, bytes: u32) {
-        self.sched.push_back((start, done, bytes));
-        self.sched_bytes += bytes as u64;
-    }
-
-    /// Retires the packets whose serialisation ended by `now`.
-    fn settle(&mut self, now: SimTime, stats: &mut LinkStats) {
-        while let Some(&(_, done, bytes)) = self.sched.front() {
-            if done > now {
-                break;
-            }
-            self.sched.pop_front();
-            self.sched_bytes -= bytes as u64;
-            stats.tx_packets += 1;
-            stats.tx_bytes += bytes as u64;
-        }
-    }
-
-    /// (bytes, packets) waiting at `now`, after [`Fifo::settle`]: all but the one in service.
-    fn waiting(&self, now: SimTime) -> (u64, usize) {
-        match self.sched.front() {
-            Some(&(start, _, bytes)) if start <= now => {
-                (self.sched_bytes - bytes as u64, self.sched.len() - 1)
-            }
-            _ => (self.sched_bytes, self.sched.len()),
         }
     }
 }

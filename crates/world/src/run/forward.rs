@@ -6,7 +6,7 @@ use crate::topology::Hop;
 use mmtsim_engine::ids::{CellId, LinkId, NodeId, UeId};
 use mmtsim_engine::queue::CLASS_EARLY;
 use mmtsim_engine::SimTime;
-use mmtsim_net::link::PacketRef;
+use mmtsim_net::link::{Delivery, PacketRef};
 use mmtsim_net::packet::Packet;
 use mmtsim_net::Direction;
 
@@ -248,10 +248,10 @@ impl Sim {
         self.links[li]
             .dir
             .enqueue(now, PacketRef(pkt), size_bytes, &mut self.lout);
-        self.link_output(l);
+        self.link_output(now, l);
     }
 
-    pub(super) fn link_output(&mut self, l: LinkId) {
+    pub(super) fn link_output(&mut self, now: SimTime, l: LinkId) {
         // Read in place (nothing below writes `lout`): moving the whole output out and back
         // for the one delivery a packet usually makes cost more than the delivery.
         for i in 0..self.lout.dropped.len() {
@@ -261,29 +261,37 @@ impl Sim {
         self.lout.dropped.clear();
         for i in 0..self.lout.delivered.len() {
             let d = self.lout.delivered[i];
-            let (p, at) = (d.pkt, d.at);
-            let id = if d.duplicate {
-                self.alloc_copy(p.0)
-            } else {
-                p.0
-            };
-            let ls = &mut self.links[l.index()];
-            let in_order = ls.wire.back().is_none_or(|&(t, _)| t <= at);
-            if !d.held && in_order {
-                ls.wire.push_back((at, id));
-                if !ls.wire_event_pending {
-                    ls.wire_event_pending = true;
-                    let head = ls.wire.front().expect("just pushed").0;
-                    self.q.schedule(head, Ev::WireHead(l));
-                }
-            } else {
-                // Held back by the reordering impairment: overtaken by later packets.
-                self.q.schedule(at, Ev::Arrive { pkt: id, link: l });
+            if !self.fuse.is_empty() && self.fuse_hop(now, l, d) {
+                continue;
             }
+            self.put_delivery(l, d);
         }
         self.lout.delivered.clear();
         if let Some(t) = self.lout.tx_done_at.take() {
             self.q.schedule(t, Ev::TxDone(l));
+        }
+    }
+
+    /// Delivery `d` of link `l` goes onto the link's wire (or, held back by the
+    /// reordering impairment, arrives by an event of its own).
+    pub(super) fn put_delivery(&mut self, l: LinkId, d: Delivery) {
+        let id = if d.duplicate {
+            self.alloc_copy(d.pkt.0)
+        } else {
+            d.pkt.0
+        };
+        let ls = &mut self.links[l.index()];
+        let in_order = ls.wire.back().is_none_or(|&(t, _)| t <= d.at);
+        if !d.held && in_order {
+            ls.wire.push_back((d.at, id));
+            if !ls.wire_event_pending {
+                ls.wire_event_pending = true;
+                let head = ls.wire.front().expect("just pushed").0;
+                self.q.schedule(head, Ev::WireHead(l));
+            }
+        } else {
+            // Held back by the reordering impairment: overtaken by later packets.
+            self.q.schedule(d.at, Ev::Arrive { pkt: id, link: l });
         }
     }
 }

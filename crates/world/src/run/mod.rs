@@ -6,6 +6,7 @@ mod cptp;
 mod dual;
 mod external;
 mod forward;
+mod fusion;
 mod mobility;
 mod reader;
 mod sample;
@@ -130,6 +131,13 @@ struct Sim {
     flows: Vec<FlowState>,
     hdrs: Vec<TcpHeader>,
     lout: LinkOutput,
+    /// A fused hop's output (`fusion.rs`), apart from `lout`, which is being read then.
+    lout_ahead: LinkOutput,
+    /// For each link direction, the one its packets are handed on to ahead of their
+    /// arrival (`fusion.rs`); empty when this run fuses no hop.
+    fuse: Vec<Option<fusion::Onward>>,
+    /// Hops fused so far.
+    fused_hops: u64,
     bin_ns: u64,
     sample: SimTime,
     cwnd_mode: CwndRecording,
@@ -165,6 +173,9 @@ struct Sim {
 /// Runs a validated scenario to its end.
 pub fn run(loaded: &Loaded, ctl: &RunControl) -> Result<RunOutput, RunError> {
     let mut stepper = Stepper::new(loaded, ctl)?;
+    // A whole run may take hops over transit nodes ahead of time; a run driven in steps
+    // from outside does not (`fusion.rs`).
+    stepper.sim.fuse = fusion::plan(&stepper.sim);
     stepper.run_until(stepper.end())?;
     stepper.finish()
 }
@@ -288,6 +299,9 @@ fn build_sim(loaded: &Loaded, ctl: &RunControl) -> Result<(Sim, u64, Vec<String>
         flows: b.flows,
         hdrs: Vec::with_capacity(64),
         lout: LinkOutput::default(),
+        lout_ahead: LinkOutput::default(),
+        fuse: Vec::new(),
+        fused_hops: 0,
         bin_ns: s.metrics.goodput_bin.0,
         sample: s.metrics.sample_interval.time(),
         cwnd_mode: s.metrics.cwnd,
@@ -360,7 +374,7 @@ impl Sim {
         match ev {
             Ev::TxDone(l) => {
                 self.links[l.index()].dir.tx_done(now, &mut self.lout);
-                self.link_output(l);
+                self.link_output(now, l);
             }
             Ev::Arrive { pkt, link } => self.arrive(now, pkt, link),
             Ev::WireHead(l) => self.wire_head(now, l),

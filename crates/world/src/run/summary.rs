@@ -25,7 +25,11 @@ impl Sim {
         let summary = self.summary(loaded, seed, nodes);
         let summary = serde_json::to_value(&summary).expect("the summary serialises");
         let tables = self.tables();
-        RunOutput { summary, tables }
+        RunOutput {
+            summary,
+            tables,
+            fused_hops: self.fused_hops,
+        }
     }
 
     /// The whole summary: every figure of `summary.json` is computed here.

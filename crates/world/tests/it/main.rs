@@ -11,6 +11,7 @@ mod dc_coordinated;
 mod determinism;
 mod dual;
 mod external;
+mod fusion;
 mod handover;
 mod interference;
 mod mathis;

@@ -1,0 +1,228 @@
+//! Hop fusion (`run/fusion.rs`) changes nothing but speed: a whole run (`run`, which
+//! fuses hops over transit nodes) and the same run driven by a `Stepper` (which never
+//! fuses) give the same summary and tables, bit for bit, on random transit topologies.
+
+use super::common::*;
+use mmtsim_scenario::Loaded;
+use mmtsim_world::{ColumnData, RunControl, RunOutput, Stepper};
+use proptest::prelude::*;
+
+/// The run without fusion: a `Stepper` run to its end.
+fn unfused(loaded: &Loaded) -> RunOutput {
+    let mut s = Stepper::new(loaded, &RunControl::default()).expect("builds");
+    s.run_until(s.end()).expect("runs");
+    s.finish().expect("finishes")
+}
+
+fn bits(o: &RunOutput) -> Vec<(String, String, Vec<u64>)> {
+    let mut v = Vec::new();
+    for t in &o.tables {
+        for c in &t.columns {
+            let data = match &c.data {
+                ColumnData::U32(x) => x.iter().map(|&y| y as u64).collect(),
+                ColumnData::U64(x) => x.clone(),
+                ColumnData::F64(x) => x.iter().map(|y| y.to_bits()).collect(),
+            };
+            v.push((t.name.to_string(), c.name.to_string(), data));
+        }
+    }
+    v
+}
+
+/// Runs `toml` both ways; the fused run's output.
+fn both_ways(toml: &str) -> RunOutput {
+    let loaded = load(toml);
+    let fused = mmtsim_world::run(&loaded, &RunControl::default()).expect("runs");
+    let plain = unfused(&loaded);
+    assert_eq!(plain.fused_hops, 0, "a stepped run fuses nothing");
+    let strip = |o: &RunOutput| {
+        let mut v = o.summary.clone();
+        v.as_object_mut().map(|m| m.remove("wall_seconds"));
+        v
+    };
+    assert_eq!(strip(&fused), strip(&plain), "the summaries differ");
+    assert!(bits(&fused) == bits(&plain), "a table differs");
+    fused
+}
+
+/// Link `name` between `a` and `b` with the given rate (Mbit/s), delay (µs), queue
+/// limit (kB) and extra keys.
+fn link(
+    name: &str,
+    a: &str,
+    b: &str,
+    mbps: u32,
+    delay_us: u32,
+    limit_kb: u32,
+    extra: &str,
+) -> String {
+    format!(
+        "[[links]]\nname = \"{name}\"\nbetween = [\"{a}\", \"{b}\"]\nrate = \"{mbps}Mbps\"\n\
+         delay = \"{delay_us}us\"\nqueue = {{ limit = \"{limit_kb}kB\" }}\n{extra}\n"
+    )
+}
+
+#[test]
+fn the_one_ue_path_fuses_both_directions_and_changes_nothing() {
+    // gNB — core — server (examples/mmwave-2017.toml): data and ACKs each cross the core.
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/mmwave-2017.toml");
+    let text = std::fs::read_to_string(path).expect("example");
+    let text = text.replace("duration = \"10s\"", "duration = \"1500ms\"");
+    let out = both_ways(&text);
+    let segments = out.summary["flows"][0]["segments_sent"]
+        .as_u64()
+        .expect("segments sent");
+    // Each data segment and its ACK (one per segment: no delayed ACKs here) cross the
+    // core once: two fused hops per segment, less the few of the handshake and any
+    // packet that waited behind an unfused one.
+    assert!(
+        out.fused_hops as f64 > 1.9 * segments as f64,
+        "{} hops for {segments} segments",
+        out.fused_hops
+    );
+}
+
+#[test]
+fn a_router_with_three_neighbours_is_no_transit_node() {
+    let toml = format!(
+        "[simulation]\nduration = \"2s\"\nseed = 3\n[[nodes]]\nname = \"s\"\n[[nodes]]\nname = \"r\"\n\
+         [[nodes]]\nname = \"c\"\n[[nodes]]\nname = \"d\"\n{}{}{}\
+         [[flows]]\nfrom = \"s\"\nto = \"c\"\ncc = \"cubic\"\n[[flows]]\nfrom = \"d\"\nto = \"c\"\ncc = \"newreno\"\n",
+        link("a", "s", "r", 100, 5000, 200, ""),
+        link("b", "r", "c", 20, 5000, 100, ""),
+        link("e", "d", "r", 100, 3000, 200, ""),
+    );
+    // Link b has two inputs (from s and from d): fusing one of them could reorder them.
+    assert_eq!(both_ways(&toml).fused_hops, 0);
+}
+
+#[test]
+fn packets_left_unfused_keep_later_ones_off_the_next_link() {
+    // server — g2 — n — g1 — edge, a UE on each cell. From g2's side, n takes packets
+    // for `edge` ahead (a fixed node beyond g1) but not those for ue1 (a UE, with g2's
+    // site behind n): while one of those is on the wire, later packets for `edge` must
+    // wait their turn, or they would enter the link to g1 before it. At HANDOVER ue1 is
+    // handed over to g2: packets for it then turn back at n, which they could not do had
+    // n passed them on ahead.
+    let scenario = r#"
+[simulation]
+duration = "1500ms"
+seed = 4
+[[nodes]]
+name = "server"
+[[nodes]]
+name = "n"
+[[nodes]]
+name = "edge"
+[[links]]
+between = ["server", "g2"]
+delay = "2ms"
+rate = "1Gbps"
+[[links]]
+between = ["g2", "n"]
+delay = "1ms"
+rate = "1Gbps"
+[[links]]
+name = "n-g1"
+between = ["n", "g1"]
+delay = "1ms"
+rate = "300Mbps"
+queue = { limit = "150kB" }
+[[links]]
+between = ["g1", "edge"]
+delay = "1ms"
+rate = "1Gbps"
+[ran]
+preset = "mmwave-2017"
+area = { min_m = [-50, -50], max_m = [250, 50] }
+[[ran.gnbs]]
+name = "g1"
+position_m = [0, 0, 10]
+[[ran.gnbs]]
+name = "g2"
+position_m = [200, 0, 10]
+[[ran.ues]]
+name = "ue1"
+position_m = [20, 10, 1.5]
+gnb = "g1"
+[[ran.ues]]
+name = "ue2"
+position_m = [180, 10, 1.5]
+gnb = "g2"
+[[events]]
+at = "HANDOVER"
+handover = { ue = "ue1", to = "g2" }
+[[flows]]
+from = "server"
+to = "edge"
+cc = "cubic"
+count = 2
+[[flows]]
+from = "server"
+to = "ue1"
+cc = "cubic"
+[[flows]]
+from = "ue2"
+to = "edge"
+cc = "newreno"
+"#;
+    for at in ["500ms", "900ms", "1100ms"] {
+        let out = both_ways(&scenario.replace("HANDOVER", at));
+        assert!(out.fused_hops > 0, "nothing fused");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Server — router — client, and a second router in line on some cases: random
+    /// rates (either link may be the bottleneck, with tail drops at the router), delays,
+    /// queue limits, random loss, duplication and reordering on the link beyond the router,
+    /// TCP flows both ways, a UDP flow, and random sampling intervals.
+    #[test]
+    fn fused_runs_equal_unfused_runs(
+        seed in 0u64..1000,
+        r1 in 5u32..400, r2 in 5u32..400, r3 in 5u32..400,
+        d1 in 1u32..20_000, d2 in 1u32..20_000, d3 in 1u32..5_000,
+        q1 in 20u32..400, q2 in 20u32..400,
+        two_routers in any::<bool>(),
+        loss in prop_oneof![Just(0.0), 0.0001f64..0.02],
+        impair in prop_oneof![Just(0.0), 0.001f64..0.02],
+        up in any::<bool>(),
+        udp in any::<bool>(),
+        sample_us in 500u32..20_000,
+        cc in prop_oneof![Just("cubic"), Just("newreno"), Just("bbr")],
+    ) {
+        let beyond = format!(
+            "loss = {{ kind = \"bernoulli\", p = {loss} }}\n\
+             impairments = {{ duplicate = {impair}, reorder = {impair}, reorder_delay = \"700us\" }}"
+        );
+        let mut links = link("a", "server", "r1", r1, d1, q1, "");
+        let last = if two_routers {
+            links += &link("m", "r1", "r2", r3, d3, q2, "");
+            "r2"
+        } else {
+            "r1"
+        };
+        links += &link("b", last, "client", r2, d2, q2, &beyond);
+        let mut flows = format!(
+            "[[flows]]\nfrom = \"server\"\nto = \"client\"\ncc = \"{cc}\"\ncount = 2\n"
+        );
+        if up {
+            flows += "[[flows]]\nfrom = \"client\"\nto = \"server\"\ncc = \"cubic\"\nstart = \"300ms\"\n";
+        }
+        if udp {
+            flows += "[[flows]]\nprotocol = \"udp\"\nfrom = \"server\"\nto = \"client\"\n\
+                      app = { kind = \"cbr\", rate = \"3Mbps\" }\n";
+        }
+        let r2_node = if two_routers { "[[nodes]]\nname = \"r2\"\n" } else { "" };
+        let toml = format!(
+            "[simulation]\nduration = \"1500ms\"\nseed = {seed}\n[metrics]\nsample_interval = \"{sample_us}us\"\n\
+             [[nodes]]\nname = \"server\"\n[[nodes]]\nname = \"r1\"\n{r2_node}\
+             [[nodes]]\nname = \"client\"\n{links}{flows}"
+        );
+        let out = both_ways(&toml);
+        prop_assert!(out.fused_hops > 0, "nothing fused");
+    }
+}
