@@ -63,31 +63,65 @@ impl Fifo {
         }
     }
 
-    /// A packet of `bytes` arriving at `at` (no earlier than every packet before it; the
-    /// transmitter settled to an instant no later than `at`): its end of serialisation, or
-    /// `None` if the queue refuses it. A packet that finds the transmitter idle is never
-    /// refused.
-    pub(super) fn admit(&mut self, at: SimTime, bytes: u32) -> Option<SimTime> {
+    /// A packet of `bytes` arriving at `now`, the transmitter settled to `now`: its end
+    /// of serialisation, or `None` if the queue refuses it. A packet that finds the
+    /// transmitter idle is never refused.
+    #[inline]
+    pub(super) fn admit(&mut self, now: SimTime, bytes: u32) -> Option<SimTime> {
+        // Settled to `now`, every entry ends after it, so at most the front has started.
+        let start = match self.sched.back() {
+            Some(b) => {
+                let (q_bytes, q_packets) = match self.sched.front() {
+                    Some(f) if f.start <= now => {
+                        (self.sched_bytes - f.bytes as u64, self.sched.len() - 1)
+                    }
+                    _ => (self.sched_bytes, self.sched.len()),
+                };
+                if !self.admits(q_bytes, q_packets, bytes) {
+                    return None;
+                }
+                b.done
+            }
+            None => now,
+        };
+        Some(self.accept(now, start, bytes))
+    }
+
+    /// [`Fifo::admit`] for a packet arriving at `at`, handed over ahead of its arrival: the
+    /// transmitter is settled to an instant no later than `at`, and `at` is no earlier than
+    /// any arrival before it.
+    pub(super) fn admit_ahead(&mut self, at: SimTime, bytes: u32) -> Option<SimTime> {
         debug_assert!(self.sched.back().is_none_or(|b| b.arrival <= at));
         let start = match self.sched.back() {
             Some(b) if b.done > at => {
                 let (q_bytes, q_packets) = self.not_started(at);
-                if !droptail::admits(
-                    q_bytes,
-                    q_packets,
-                    bytes,
-                    self.limit_bytes,
-                    self.limit_packets,
-                ) {
+                if !self.admits(q_bytes, q_packets, bytes) {
                     return None;
                 }
                 b.done
             }
             _ => at,
         };
+        Some(self.accept(at, start, bytes))
+    }
+
+    #[inline]
+    fn admits(&self, q_bytes: u64, q_packets: usize, bytes: u32) -> bool {
+        droptail::admits(
+            q_bytes,
+            q_packets,
+            bytes,
+            self.limit_bytes,
+            self.limit_packets,
+        )
+    }
+
+    /// Takes a packet arriving at `arrival`, starting at `start`: its end of serialisation.
+    #[inline]
+    fn accept(&mut self, arrival: SimTime, start: SimTime, bytes: u32) -> SimTime {
         let done = start + self.rate.tx_time(bytes as u64);
         self.sched.push_back(Entry {
-            arrival: at,
+            arrival,
             start,
             done,
             bytes,
@@ -95,10 +129,11 @@ impl Fifo {
         });
         self.accepted_bytes += bytes as u64;
         self.sched_bytes += bytes as u64;
-        Some(done)
+        done
     }
 
     /// Retires the packets whose serialisation ended by `now`.
+    #[inline]
     pub(super) fn settle(&mut self, now: SimTime, stats: &mut LinkStats) {
         while let Some(e) = self.sched.front() {
             if e.done > now {
@@ -113,11 +148,13 @@ impl Fifo {
     }
 
     /// Bytes accepted before entry `i` (all of them for `i` past the end).
+    #[inline]
     fn before(&self, i: usize) -> u64 {
         self.sched.get(i).map_or(self.accepted_bytes, |e| e.before)
     }
 
     /// (bytes, packets) accepted that start after `t`: all but those started by then.
+    #[inline]
     fn not_started(&self, t: SimTime) -> (u64, usize) {
         let n = self.sched.len();
         // Usually none or only the front has started: no search.
@@ -134,8 +171,14 @@ impl Fifo {
     /// `now`, not started.
     pub(super) fn waiting(&self, now: SimTime) -> (u64, usize) {
         match self.sched.back() {
-            // Nothing admitted ahead is still to arrive (the usual case).
-            Some(b) if b.arrival <= now => self.not_started(now),
+            // Nothing admitted ahead is still to arrive (the usual case): settled to `now`,
+            // at most the front has started.
+            Some(b) if b.arrival <= now => match self.sched.front() {
+                Some(f) if f.start <= now => {
+                    (self.sched_bytes - f.bytes as u64, self.sched.len() - 1)
+                }
+                _ => (self.sched_bytes, self.sched.len()),
+            },
             None => (0, 0),
             Some(_) => {
                 let arrived = self.sched.partition_point(|e| e.arrival <= now);
@@ -166,14 +209,16 @@ mod tests {
     #[test]
     fn packets_start_when_the_one_before_ends() {
         let mut f = fifo(10);
+        let mut stats = LinkStats::default();
         assert_eq!(f.admit(US(0), 125), Some(US(1000)));
         // Arrives during the first one's serialisation: starts at 1000 µs.
+        f.settle(US(400), &mut stats);
         assert_eq!(f.admit(US(400), 125), Some(US(2000)));
         // Arrives after the link went idle at 2000 µs: starts at once.
-        assert_eq!(f.admit(US(2500), 125), Some(US(3500)));
-        let mut stats = LinkStats::default();
-        f.settle(US(2000), &mut stats);
+        f.settle(US(2500), &mut stats);
         assert_eq!((stats.tx_packets, stats.tx_bytes), (2, 250));
+        assert_eq!(f.admit(US(2500), 125), Some(US(3500)));
+        f.settle(US(2600), &mut stats);
         assert_eq!(f.waiting(US(2600)), (0, 0));
     }
 
@@ -187,7 +232,7 @@ mod tests {
         // All handed over at instant 0, ahead of their arrivals.
         let got: Vec<_> = [0, 100, 200, 300, 1100]
             .iter()
-            .map(|&t| ahead.admit(US(t), 125))
+            .map(|&t| ahead.admit_ahead(US(t), 125))
             .collect();
         assert_eq!(
             got,
@@ -217,7 +262,7 @@ mod tests {
         let mut f = fifo(100);
         // Handed over at 0: arrivals at 0, 100, 200 and 5000 µs, 125 B each.
         for t in [0, 100, 200, 5000] {
-            assert!(f.admit(US(t), 125).is_some());
+            assert!(f.admit_ahead(US(t), 125).is_some());
         }
         let mut stats = LinkStats::default();
         // At 150 µs: the first in service, the one of 100 µs waits; 200 and 5000 µs

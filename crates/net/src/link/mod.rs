@@ -242,7 +242,7 @@ impl LinkDir {
             return false;
         };
         f.settle(now, &mut self.stats);
-        let Some(done) = f.admit(at, size_bytes) else {
+        let Some(done) = f.admit_ahead(at, size_bytes) else {
             return false;
         };
         let qp = QueuedPacket {

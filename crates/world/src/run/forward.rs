@@ -259,12 +259,13 @@ impl Sim {
             self.drop_packet(p.0);
         }
         self.lout.dropped.clear();
-        for i in 0..self.lout.delivered.len() {
-            let d = self.lout.delivered[i];
-            if !self.fuse.is_empty() && self.fuse_hop(now, l, d) {
-                continue;
+        if self.fuse.is_empty() {
+            for i in 0..self.lout.delivered.len() {
+                let d = self.lout.delivered[i];
+                self.put_delivery(l, d);
             }
-            self.put_delivery(l, d);
+        } else {
+            self.fuse_or_put(now, l);
         }
         self.lout.delivered.clear();
         if let Some(t) = self.lout.tx_done_at.take() {
@@ -274,6 +275,7 @@ impl Sim {
 
     /// Delivery `d` of link `l` goes onto the link's wire (or, held back by the
     /// reordering impairment, arrives by an event of its own).
+    #[inline(always)]
     pub(super) fn put_delivery(&mut self, l: LinkId, d: Delivery) {
         let id = if d.duplicate {
             self.alloc_copy(d.pkt.0)

@@ -127,9 +127,21 @@ pub(super) fn plan(sim: &Sim) -> Vec<Option<Onward>> {
 }
 
 impl Sim {
+    /// The deliveries in `lout` of link `l` (handed over at `now`): each fused onto the
+    /// transit node's next link if it may be, else onto `l`'s wire.
+    #[inline(never)]
+    pub(super) fn fuse_or_put(&mut self, now: SimTime, l: LinkId) {
+        for i in 0..self.lout.delivered.len() {
+            let d = self.lout.delivered[i];
+            if !self.fuse_hop(now, l, d) {
+                self.put_delivery(l, d);
+            }
+        }
+    }
+
     /// Delivery `d` of link `a` (handed over at `now`) goes straight onto the transit
     /// node's outgoing link, if it may (module doc). False: nothing changed.
-    pub(super) fn fuse_hop(&mut self, now: SimTime, a: LinkId, d: Delivery) -> bool {
+    fn fuse_hop(&mut self, now: SimTime, a: LinkId, d: Delivery) -> bool {
         let Some(Onward {
             link: b,
             to_every_site,

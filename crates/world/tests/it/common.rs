@@ -295,3 +295,29 @@ cc = "newreno"
     );
     run_with_files(&text, &[("outage.csv", &trace)], None)
 }
+
+/// Asserts that two runs gave the same summary (but for the wall time) and the same
+/// tables, bit for bit (a table's NaN, no sample, equals itself here, unlike under `==`).
+pub fn assert_same_output(a: &RunOutput, b: &RunOutput) {
+    let strip = |o: &RunOutput| {
+        let mut v = o.summary.clone();
+        v.as_object_mut().map(|m| m.remove("wall_seconds"));
+        v
+    };
+    assert_eq!(strip(a), strip(b), "the summaries differ");
+    let bits = |o: &RunOutput| -> Vec<(String, String, Vec<u64>)> {
+        let mut v = Vec::new();
+        for t in &o.tables {
+            for c in &t.columns {
+                let data = match &c.data {
+                    ColumnData::U32(x) => x.iter().map(|&y| y as u64).collect(),
+                    ColumnData::U64(x) => x.clone(),
+                    ColumnData::F64(x) => x.iter().map(|y| y.to_bits()).collect(),
+                };
+                v.push((t.name.to_string(), c.name.to_string(), data));
+            }
+        }
+        v
+    };
+    assert!(bits(a) == bits(b), "a table differs between the two runs");
+}

@@ -4,7 +4,7 @@
 
 use super::common::*;
 use mmtsim_scenario::Loaded;
-use mmtsim_world::{ColumnData, RunControl, RunOutput, Stepper};
+use mmtsim_world::{RunControl, RunOutput, Stepper};
 use proptest::prelude::*;
 
 /// The run without fusion: a `Stepper` run to its end.
@@ -14,34 +14,13 @@ fn unfused(loaded: &Loaded) -> RunOutput {
     s.finish().expect("finishes")
 }
 
-fn bits(o: &RunOutput) -> Vec<(String, String, Vec<u64>)> {
-    let mut v = Vec::new();
-    for t in &o.tables {
-        for c in &t.columns {
-            let data = match &c.data {
-                ColumnData::U32(x) => x.iter().map(|&y| y as u64).collect(),
-                ColumnData::U64(x) => x.clone(),
-                ColumnData::F64(x) => x.iter().map(|y| y.to_bits()).collect(),
-            };
-            v.push((t.name.to_string(), c.name.to_string(), data));
-        }
-    }
-    v
-}
-
 /// Runs `toml` both ways; the fused run's output.
 fn both_ways(toml: &str) -> RunOutput {
     let loaded = load(toml);
     let fused = mmtsim_world::run(&loaded, &RunControl::default()).expect("runs");
     let plain = unfused(&loaded);
     assert_eq!(plain.fused_hops, 0, "a stepped run fuses nothing");
-    let strip = |o: &RunOutput| {
-        let mut v = o.summary.clone();
-        v.as_object_mut().map(|m| m.remove("wall_seconds"));
-        v
-    };
-    assert_eq!(strip(&fused), strip(&plain), "the summaries differ");
-    assert!(bits(&fused) == bits(&plain), "a table differs");
+    assert_same_output(&fused, &plain);
     fused
 }
 
