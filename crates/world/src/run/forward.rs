@@ -259,7 +259,7 @@ impl Sim {
             self.drop_packet(p.0);
         }
         self.lout.dropped.clear();
-        if self.fuse.is_empty() {
+        if self.fusion.is_none() {
             for i in 0..self.lout.delivered.len() {
                 let d = self.lout.delivered[i];
                 self.put_delivery(l, d);

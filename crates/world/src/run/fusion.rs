@@ -41,7 +41,7 @@ use super::Sim;
 use crate::topology::Hop;
 use mmtsim_engine::ids::{CellId, LinkId, NodeId};
 use mmtsim_engine::SimTime;
-use mmtsim_net::link::{Delivery, PacketRef};
+use mmtsim_net::link::{Delivery, LinkOutput, PacketRef};
 
 /// Where a link direction's packets are handed on to ahead of their arrival.
 #[derive(Clone, Copy, Debug)]
@@ -52,11 +52,23 @@ pub(super) struct Onward {
     to_every_site: bool,
 }
 
+/// The fusion of a run that fuses hops (kept apart from the world's other state, which
+/// a run without transit nodes then finds as it was).
+#[derive(Debug)]
+pub(super) struct Fusion {
+    /// For each link direction, where its packets are handed on to ahead of their arrival.
+    onward: Vec<Option<Onward>>,
+    /// A fused hop's link output, apart from the world's, which is being read then.
+    out: LinkOutput,
+    /// Hops fused so far.
+    pub(super) hops: u64,
+}
+
 /// For each link direction, where its packets are handed on to ahead of their arrival (the
-/// other link of a transit node), if anywhere. Empty: no fusion in this run.
-pub(super) fn plan(sim: &Sim) -> Vec<Option<Onward>> {
+/// other link of a transit node), if anywhere. `None`: no hop of this run can be fused.
+pub(super) fn plan(sim: &Sim) -> Option<Box<Fusion>> {
     if !sim.cptp_flows.is_empty() {
-        return Vec::new();
+        return None;
     }
     let n = sim.node_ue.len();
     // Nodes that do more than forward.
@@ -121,12 +133,21 @@ pub(super) fn plan(sim: &Sim) -> Vec<Option<Onward>> {
         }
     }
     if fuse.iter().all(Option::is_none) {
-        return Vec::new();
+        return None;
     }
-    fuse
+    Some(Box::new(Fusion {
+        onward: fuse,
+        out: LinkOutput::default(),
+        hops: 0,
+    }))
 }
 
 impl Sim {
+    /// The output of the hop being fused.
+    fn ahead_out(&self) -> &LinkOutput {
+        &self.fusion.as_deref().expect("fusing").out
+    }
+
     /// The deliveries in `lout` of link `l` (handed over at `now`): each fused onto the
     /// transit node's next link if it may be, else onto `l`'s wire.
     #[inline(never)]
@@ -145,7 +166,7 @@ impl Sim {
         let Some(Onward {
             link: b,
             to_every_site,
-        }) = self.fuse[a.index()]
+        }) = self.fusion.as_ref().and_then(|f| f.onward[a.index()])
         else {
             return false;
         };
@@ -171,27 +192,26 @@ impl Sim {
         {
             return false;
         }
-        if !self.links[b.index()].dir.enqueue_ahead(
-            now,
-            d.at,
-            PacketRef(id),
-            size,
-            &mut self.lout_ahead,
-        ) {
+        let fusion = self.fusion.as_deref_mut().expect("fusing");
+        if !self.links[b.index()]
+            .dir
+            .enqueue_ahead(now, d.at, PacketRef(id), size, &mut fusion.out)
+        {
             return false;
         }
+        fusion.hops += 1;
         self.q.count_ahead();
-        self.fused_hops += 1;
-        for i in 0..self.lout_ahead.dropped.len() {
-            let (p, _) = self.lout_ahead.dropped[i];
+        for i in 0..self.ahead_out().dropped.len() {
+            let (p, _) = self.ahead_out().dropped[i];
             self.drop_packet(p.0);
         }
-        self.lout_ahead.dropped.clear();
-        for i in 0..self.lout_ahead.delivered.len() {
-            let e = self.lout_ahead.delivered[i];
+        for i in 0..self.ahead_out().delivered.len() {
+            let e = self.ahead_out().delivered[i];
             self.put_delivery(b, e);
         }
-        self.lout_ahead.delivered.clear();
+        let fusion = self.fusion.as_deref_mut().expect("fusing");
+        fusion.out.dropped.clear();
+        fusion.out.delivered.clear();
         true
     }
 }

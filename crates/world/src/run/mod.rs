@@ -131,13 +131,8 @@ struct Sim {
     flows: Vec<FlowState>,
     hdrs: Vec<TcpHeader>,
     lout: LinkOutput,
-    /// A fused hop's output (`fusion.rs`), apart from `lout`, which is being read then.
-    lout_ahead: LinkOutput,
-    /// For each link direction, the one its packets are handed on to ahead of their
-    /// arrival (`fusion.rs`); empty when this run fuses no hop.
-    fuse: Vec<Option<fusion::Onward>>,
-    /// Hops fused so far.
-    fused_hops: u64,
+    /// Hop fusion over transit nodes (`fusion.rs`), if this run may fuse any hop.
+    fusion: Option<Box<fusion::Fusion>>,
     bin_ns: u64,
     sample: SimTime,
     cwnd_mode: CwndRecording,
@@ -175,7 +170,7 @@ pub fn run(loaded: &Loaded, ctl: &RunControl) -> Result<RunOutput, RunError> {
     let mut stepper = Stepper::new(loaded, ctl)?;
     // A whole run may take hops over transit nodes ahead of time; a run driven in steps
     // from outside does not (`fusion.rs`).
-    stepper.sim.fuse = fusion::plan(&stepper.sim);
+    stepper.sim.fusion = fusion::plan(&stepper.sim);
     stepper.run_until(stepper.end())?;
     stepper.finish()
 }
@@ -299,9 +294,7 @@ fn build_sim(loaded: &Loaded, ctl: &RunControl) -> Result<(Sim, u64, Vec<String>
         flows: b.flows,
         hdrs: Vec::with_capacity(64),
         lout: LinkOutput::default(),
-        lout_ahead: LinkOutput::default(),
-        fuse: Vec::new(),
-        fused_hops: 0,
+        fusion: None,
         bin_ns: s.metrics.goodput_bin.0,
         sample: s.metrics.sample_interval.time(),
         cwnd_mode: s.metrics.cwnd,

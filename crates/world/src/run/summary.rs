@@ -28,7 +28,7 @@ impl Sim {
         RunOutput {
             summary,
             tables,
-            fused_hops: self.fused_hops,
+            fused_hops: self.fusion.as_ref().map_or(0, |f| f.hops),
         }
     }
 
