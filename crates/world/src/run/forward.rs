@@ -143,6 +143,9 @@ impl Sim {
         }
     }
 
+    /// A record for `p`: a free one if any, else a new one. Inlined, so that the caller's
+    /// record is built in place rather than on the stack and copied in (160 bytes a segment).
+    #[inline]
     pub(super) fn alloc(&mut self, p: Packet) -> u32 {
         match self.free.pop() {
             Some(i) => {

@@ -19,33 +19,17 @@ impl Sim {
             } else {
                 (src, dst)
             };
-            let size_bytes = h.header_bytes() + h.payload_bytes;
-            // Written in place into a free record when there is one: building the record
-            // on the stack and moving it in cost a copy of its 160 bytes per segment.
-            let id = match self.free.pop() {
-                Some(i) => {
-                    let p = &mut self.pkts[i as usize];
-                    p.flow = f;
-                    p.src = a;
-                    p.dst = b;
-                    p.size_bytes = size_bytes;
-                    p.sent_at = now;
-                    p.enqueued_at = now;
-                    p.transport = Transport::Tcp(*h);
-                    p.tunnel = None;
-                    i
-                }
-                None => self.alloc(Packet {
-                    flow: f,
-                    src: a,
-                    dst: b,
-                    size_bytes,
-                    sent_at: now,
-                    enqueued_at: now,
-                    transport: Transport::Tcp(*h),
-                    tunnel: None,
-                }),
+            let pkt = Packet {
+                flow: f,
+                src: a,
+                dst: b,
+                size_bytes: h.header_bytes() + h.payload_bytes,
+                sent_at: now,
+                enqueued_at: now,
+                transport: Transport::Tcp(*h),
+                tunnel: None,
             };
+            let id = self.alloc(pkt);
             self.forward(now, id, a);
         }
         hdrs.clear();
