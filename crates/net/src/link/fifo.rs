@@ -68,15 +68,9 @@ impl Fifo {
     /// transmitter idle is never refused.
     #[inline]
     pub(super) fn admit(&mut self, now: SimTime, bytes: u32) -> Option<SimTime> {
-        // Settled to `now`, every entry ends after it, so at most the front has started.
         let start = match self.sched.back() {
             Some(b) => {
-                let (q_bytes, q_packets) = match self.sched.front() {
-                    Some(f) if f.start <= now => {
-                        (self.sched_bytes - f.bytes as u64, self.sched.len() - 1)
-                    }
-                    _ => (self.sched_bytes, self.sched.len()),
-                };
+                let (q_bytes, q_packets) = self.not_started_settled(now);
                 if !self.admits(q_bytes, q_packets, bytes) {
                     return None;
                 }
@@ -153,6 +147,16 @@ impl Fifo {
         self.sched.get(i).map_or(self.accepted_bytes, |e| e.before)
     }
 
+    /// [`Fifo::not_started`] at `now` for a transmitter settled to `now`: every entry then
+    /// ends after `now`, so at most the front has started (no search).
+    #[inline]
+    fn not_started_settled(&self, now: SimTime) -> (u64, usize) {
+        match self.sched.front() {
+            Some(f) if f.start <= now => (self.sched_bytes - f.bytes as u64, self.sched.len() - 1),
+            _ => (self.sched_bytes, self.sched.len()),
+        }
+    }
+
     /// (bytes, packets) accepted that start after `t`: all but those started by then.
     #[inline]
     fn not_started(&self, t: SimTime) -> (u64, usize) {
@@ -171,14 +175,8 @@ impl Fifo {
     /// `now`, not started.
     pub(super) fn waiting(&self, now: SimTime) -> (u64, usize) {
         match self.sched.back() {
-            // Nothing admitted ahead is still to arrive (the usual case): settled to `now`,
-            // at most the front has started.
-            Some(b) if b.arrival <= now => match self.sched.front() {
-                Some(f) if f.start <= now => {
-                    (self.sched_bytes - f.bytes as u64, self.sched.len() - 1)
-                }
-                _ => (self.sched_bytes, self.sched.len()),
-            },
+            // Nothing admitted ahead is still to arrive (the usual case).
+            Some(b) if b.arrival <= now => self.not_started_settled(now),
             None => (0, 0),
             Some(_) => {
                 let arrived = self.sched.partition_point(|e| e.arrival <= now);

@@ -175,10 +175,11 @@ pub fn run(loaded: &Loaded, ctl: &RunControl) -> Result<RunOutput, RunError> {
     stepper.finish()
 }
 
-/// A run advanced in steps: [`run`] is `new`, `run_until(end)`, `finish`, and any
-/// sequence of `run_until` calls up to the end dispatches the same events in the same
-/// order (a step only says where to pause). A driver that feeds the run from outside
-/// (real time) pauses it at the wall clock's instant.
+/// A run advanced in steps: any sequence of `run_until` calls up to the end dispatches
+/// the same events in the same order (a step only says where to pause). [`run`] is `new`,
+/// `run_until(end)`, `finish`, except that it also fuses hops over transit nodes
+/// (`fusion.rs`), which a `Stepper` never does; the results are the same. A driver that
+/// feeds the run from outside (real time) pauses it at the wall clock's instant.
 pub struct Stepper<'a> {
     sim: Sim,
     loaded: &'a Loaded,
