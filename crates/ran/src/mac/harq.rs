@@ -91,6 +91,10 @@ pub struct Harq {
     procs: Vec<State>,
     max_tx: u8,
     busy: usize,
+    /// No feedback is due before this instant (at most the earliest `Waiting::at`): the
+    /// scheduler asks for feedback every slot, and a scan of the processes touches every
+    /// block they hold.
+    quiet_until: SimTime,
 }
 
 impl Harq {
@@ -100,6 +104,7 @@ impl Harq {
             procs: vec![State::Idle; processes.max(1) as usize],
             max_tx: max_tx.clamp(1, MAX_TX_LIMIT),
             busy: 0,
+            quiet_until: SimTime::NEVER,
         }
     }
 
@@ -135,19 +140,22 @@ impl Harq {
             at: feedback_at,
             tb: (!decoded).then_some(tb),
         };
+        self.quiet_until = self.quiet_until.min(feedback_at);
     }
 
     /// Processes every acknowledgement due by `now`.
     pub fn feedback(&mut self, now: SimTime) -> FeedbackCounts {
         let mut c = FeedbackCounts::default();
-        if self.busy == 0 {
+        if self.busy == 0 || now < self.quiet_until {
             return c;
         }
+        let mut quiet_until = SimTime::NEVER;
         for s in &mut self.procs {
             let State::Waiting { at, tb } = s else {
                 continue;
             };
             if *at > now {
+                quiet_until = quiet_until.min(*at);
                 continue;
             }
             match tb.take() {
@@ -167,6 +175,7 @@ impl Harq {
                 }
             }
         }
+        self.quiet_until = quiet_until;
         c
     }
 
@@ -228,6 +237,33 @@ mod tests {
         let c = h.feedback(SimTime::from_us(300));
         assert_eq!(c.acked, 1);
         assert!(h.is_idle());
+    }
+
+    #[test]
+    fn each_feedback_arrives_at_its_own_instant_whatever_the_order_of_sending() {
+        // Sent at 300, 100 and 200 µs (in that order) on three processes: the feedback
+        // comes one at a time at 100, 200 and 300 µs, nothing in between, even after an
+        // earlier check found nothing due; a block sent later with an earlier feedback
+        // time is not skipped.
+        let mut h = Harq::new(4, 4);
+        h.sent(0, tb(), true, SimTime::from_us(300));
+        assert_eq!(h.feedback(SimTime::from_us(50)), FeedbackCounts::default());
+        h.sent(1, tb(), true, SimTime::from_us(100));
+        h.sent(2, tb(), false, SimTime::from_us(200));
+        assert_eq!(h.feedback(SimTime::from_us(99)), FeedbackCounts::default());
+        assert_eq!(h.feedback(SimTime::from_us(100)).acked, 1);
+        assert_eq!(h.feedback(SimTime::from_us(150)), FeedbackCounts::default());
+        h.sent(3, tb(), true, SimTime::from_us(160));
+        assert_eq!(h.feedback(SimTime::from_us(160)).acked, 1);
+        assert_eq!(h.feedback(SimTime::from_us(199)), FeedbackCounts::default());
+        assert_eq!(h.feedback(SimTime::from_us(200)).nacked, 1);
+        assert_eq!(h.feedback(SimTime::from_us(299)), FeedbackCounts::default());
+        assert_eq!(h.feedback(SimTime::from_us(300)).acked, 1);
+        assert_eq!(
+            h.undecoded_blocks(),
+            1,
+            "the NACKed block waits for resources"
+        );
     }
 
     #[test]

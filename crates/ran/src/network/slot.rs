@@ -65,11 +65,8 @@ impl Ran {
                 rlc[1].next_timer(),
                 ue.pdcp_rx[0].next_timer(),
                 ue.pdcp_rx[1].next_timer(),
-            ]
-            .into_iter()
-            .flatten()
-            {
-                next_timer = next_timer.min(t);
+            ] {
+                next_timer = next_timer.min(t.unwrap_or(SimTime::NEVER));
             }
         }
         self.slot_legs = legs;

@@ -355,11 +355,9 @@ impl AmEntity {
     /// See [`super::Rlc::next_timer`]. t-StatusProhibit is reported only while a status
     /// report waits for it (its expiry changes the buffer status).
     pub fn next_timer(&self) -> Option<SimTime> {
+        // Asked of every leg in every slot: plain comparisons, not an iterator chain.
         let prohibit = self.status_prohibit_timer.filter(|_| self.status_requested);
-        [self.poll_timer, self.reordering_timer, prohibit]
-            .into_iter()
-            .flatten()
-            .min()
+        earliest(earliest(self.poll_timer, self.reordering_timer), prohibit)
     }
 
     /// See [`super::Rlc::on_timer`]. AM timers never release SDUs.
@@ -769,3 +767,13 @@ fn insert_range(got: &mut Vec<(u32, u32)>, from: u32, to: u32) {
 
 #[cfg(test)]
 mod tests;
+
+/// The earlier of two optional instants.
+#[inline]
+fn earliest(a: Option<SimTime>, b: Option<SimTime>) -> Option<SimTime> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, None) => x,
+        (None, y) => y,
+    }
+}
