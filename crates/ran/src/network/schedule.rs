@@ -6,7 +6,7 @@ use super::{Delivery, Ran};
 use crate::config::Interference;
 use crate::mac::harq::Tb;
 use crate::mac::scheduler::Candidate;
-use crate::phy::bler::tb_error_prob;
+use crate::phy::bler::tb_decoded;
 use crate::phy::numerology::{Allocation, Duplex, SlotKind};
 use mmtsim_channel::antenna::Bearing;
 use mmtsim_engine::ids::{CellId, UeId};
@@ -246,15 +246,16 @@ impl Ran {
         }
         let cell = &mut self.cells[c.index()];
         let radio = &cell.radio;
-        let p_err = tb_error_prob(
+        let draw = cell.rng.random::<f64>();
+        let decoded = tb_decoded(
             &radio.num,
             &radio.amc,
             tb.mcs,
             tb.tbs_bytes,
             tb.transmit(sinr),
+            draw,
         );
         let (slot, feedback_delay) = (radio.slot, radio.num.harq_feedback_delay);
-        let decoded = cell.rng.random::<f64>() >= p_err;
         let ue = &mut self.ues[u.index()];
         let end = now + slot;
         if decoded {

@@ -100,6 +100,36 @@ pub fn tb_error_prob(num: &Numerology, amc: &Amc, mcs: u8, tb_bytes: u32, sinr_d
     waterfall_tbler(amc.threshold_db(mcs), chase_combined_sinr_db(sinr_db))
 }
 
+/// Standard-normal arguments z for which Q(z) is certainly in (0, 2⁻⁵³]: Q(8.5) =
+/// 9.5e−18, a twelfth of 2⁻⁵³ = 1.1e−16 (room for any rounding of `erfc`), and below
+/// z = 37 (x = z/√2 < 26.2) `erfc` is a normal number, far from underflowing to zero.
+const Z_BELOW_GRID: std::ops::Range<f64> = 8.5..37.0;
+
+/// Whether a TB at `mcs` after the transmissions with SINRs `sinr_db` decodes, given the
+/// uniform draw `u`: exactly `u >= tb_error_prob(…)`, for `u` a multiple of 2⁻⁵³ in
+/// [0, 1) (what `rand`'s standard `f64` draw gives).
+///
+/// Most blocks are sent well above their MCS's threshold (the highest MCS at a high SINR),
+/// where the error probability is below the draw's grid: then `u >= p` holds exactly when
+/// `u > 0`, and the Gaussian tail need not be computed (`erfc` is a tenth of a ten-UE
+/// cell's time).
+pub fn tb_decoded(
+    num: &Numerology,
+    amc: &Amc,
+    mcs: u8,
+    tb_bytes: u32,
+    sinr_db: &[f64],
+    u: f64,
+) -> bool {
+    debug_assert_eq!(u * (1u64 << 53) as f64, (u * (1u64 << 53) as f64).floor());
+    let z =
+        Z_TBLER_10 + (chase_combined_sinr_db(sinr_db) - amc.threshold_db(mcs)) / WATERFALL_SIGMA_DB;
+    if Z_BELOW_GRID.contains(&z) {
+        return u > 0.0;
+    }
+    u >= tb_error_prob(num, amc, mcs, tb_bytes, sinr_db)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,12 +206,47 @@ mod tests {
     }
 
     #[test]
+    fn below_the_grid_the_error_probability_is_positive_and_at_most_one_step_of_the_draw() {
+        // `tb_decoded`'s short cut rests on 0 < Q(z) ≤ 2⁻⁵³ over `Z_BELOW_GRID`: checked
+        // on a sweep of a million points, both ends included.
+        let step = 2f64.powi(-53);
+        let (lo, hi) = (Z_BELOW_GRID.start, Z_BELOW_GRID.end);
+        for i in 0..=1_000_000 {
+            let z = lo + (hi - lo) * i as f64 / 1e6;
+            let p = q_function(z);
+            assert!(p > 0.0 && p <= step, "Q({z}) = {p:e}");
+        }
+        // Tables of the normal tail: Q(8.5) = 9.4795e−18, Q(37) = 5.7256e−300.
+        assert!((q_function(8.5) / 9.4795e-18 - 1.0).abs() < 1e-4);
+        assert!((q_function(37.0) / 5.7256e-300 - 1.0).abs() < 1e-4);
+    }
+
+    #[test]
     #[should_panic(expected = "no transmission")]
     fn no_transmission_is_a_bug() {
         let _ = chase_combined_sinr_db(&[]);
     }
 
     proptest! {
+        #[test]
+        fn a_block_decodes_when_the_draw_is_at_least_its_error_probability(
+            s in -30.0f64..80.0,
+            again in proptest::option::of(-30.0f64..80.0),
+            mcs in 0u8..=27,
+            k in prop_oneof![Just(0u64), Just(1), Just(2), 0u64..(1 << 53)],
+        ) {
+            // The draw on rand's grid of 2⁻⁵³, its smallest steps included.
+            let u = k as f64 * 2f64.powi(-53);
+            let sinrs: Vec<f64> = std::iter::once(s).chain(again).collect();
+            for name in PRESETS {
+                let n = preset(name).unwrap();
+                let amc = Amc::new(&n);
+                let mcs = mcs.min(n.max_mcs());
+                let p = tb_error_prob(&n, &amc, mcs, 1000, &sinrs);
+                prop_assert_eq!(tb_decoded(&n, &amc, mcs, 1000, &sinrs, u), u >= p, "{} MCS {} p {:e}", name, mcs, p);
+            }
+        }
+
         #[test]
         fn error_probability_is_monotone(
             s in -30.0f64..50.0,
