@@ -219,6 +219,35 @@ impl BeamGains {
     }
 }
 
+/// The bearings between a UE and each cell at the UE's position (a static UE asks for
+/// the same ones at every channel update): by cell, (the UE seen from the cell, the cell
+/// seen from the UE). Cells do not move.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Bearings {
+    /// The position they hold for, bit for bit.
+    at: Option<[u64; 3]>,
+    by_cell: Vec<Option<(Bearing, Bearing)>>,
+}
+
+impl Bearings {
+    /// The UE is at `pos`: what was computed elsewhere is forgotten.
+    fn at(&mut self, pos: Vec3, cells: usize) {
+        let bits = [pos.x.to_bits(), pos.y.to_bits(), pos.z.to_bits()];
+        if self.at != Some(bits) || self.by_cell.len() != cells {
+            self.at = Some(bits);
+            self.by_cell.clear();
+            self.by_cell.resize(cells, None);
+        }
+    }
+
+    /// The bearings between cell `g` at `cell` and the UE at `ue` (the position of the
+    /// last [`Self::at`]).
+    fn get(&mut self, g: usize, cell: Vec3, ue: Vec3) -> (Bearing, Bearing) {
+        *self.by_cell[g]
+            .get_or_insert_with(|| (Bearing::between(cell, ue), Bearing::between(ue, cell)))
+    }
+}
+
 /// Bit-for-bit equal bearings (so a remembered gain is exactly the one computed).
 fn same(a: Bearing, b: Bearing) -> bool {
     a.azimuth_deg.to_bits() == b.azimuth_deg.to_bits()
@@ -267,13 +296,16 @@ impl Ran {
         // The previous update's links and memos, rewritten in place.
         let mut links = std::mem::take(&mut self.ues[ui].legs[l].interferers);
         let mut memos = std::mem::take(&mut self.ues[ui].legs[l].beam_gains);
+        let mut bearings = std::mem::take(&mut self.ues[ui].bearings);
         let mut k = 0;
         let ue = &self.ues[ui];
-        let own = &self.cells[ue.legs[l].cell.index()];
-        let ue_beam = Bearing::between(ue.position, own.position);
+        bearings.at(ue.position, self.cells.len());
+        let own = ue.legs[l].cell.index();
+        let ue_beam = bearings.get(own, self.cells[own].position, ue.position).1;
+        let own = &self.cells[own];
         self.each_omni(u, l, |g, omni_dbm| {
             let cell = &self.cells[g];
-            let toward = Bearing::between(cell.position, ue.position);
+            let (toward, to_cell) = bearings.get(g, cell.position, ue.position);
             // A memo stays valid while its interferer and the victim's direction from it do.
             let kept = links
                 .get(k)
@@ -285,7 +317,6 @@ impl Ran {
             if !kept {
                 memo.entries.clear();
             }
-            let to_cell = Bearing::between(ue.position, cell.position);
             let link = (
                 g,
                 omni_dbm + memo.ue_gain(&own.radio.ue_array, ue_beam, to_cell),
@@ -299,6 +330,7 @@ impl Ran {
         });
         links.truncate(k);
         memos.truncate(k);
+        self.ues[ui].bearings = bearings;
         let leg = &mut self.ues[ui].legs[l];
         leg.interferers = links;
         leg.beam_gains = memos;
@@ -354,6 +386,29 @@ mod tests {
 
     fn p(x: f64) -> Vec3 {
         Vec3 { x, y: 0.0, z: 1.5 }
+    }
+
+    #[test]
+    fn remembered_bearings_follow_the_ue() {
+        // A cell 100 m east of the UE at 10 m: the UE sees it at azimuth 0°, the cell sees
+        // the UE at 180°. After the UE moves to 100 m west of the cell, at 0° and 180°
+        // swapped; back at the start, the first pair again.
+        let cell = Vec3 {
+            x: 100.0,
+            y: 0.0,
+            z: 10.0,
+        };
+        let mut m = Bearings::default();
+        for (x, from_cell, from_ue) in [(0.0, 180.0, 0.0), (200.0, 0.0, 180.0), (0.0, 180.0, 0.0)] {
+            m.at(p(x), 2);
+            let (toward, to_cell) = m.get(1, cell, p(x));
+            assert_eq!(toward.azimuth_deg, from_cell, "UE at x = {x}");
+            assert_eq!(to_cell.azimuth_deg, from_ue, "UE at x = {x}");
+            assert_eq!(
+                (toward, to_cell),
+                (Bearing::between(cell, p(x)), Bearing::between(p(x), cell))
+            );
+        }
     }
 
     fn b(azimuth_deg: f64) -> Bearing {

@@ -310,6 +310,8 @@ struct Ue {
     position: Vec3,
     /// Positions of the last two channel updates (beam targets of interferers).
     positions: PositionHistory,
+    /// The bearings to and from each cell at `position` (interference).
+    bearings: interference::Bearings,
     /// `legs[0]`: the primary cell's; `legs[1]`: the secondary's, with dual connectivity.
     legs: Vec<Leg>,
     /// The bearer's PDCP entities, one per direction, shared by the legs.
@@ -446,6 +448,7 @@ impl Ran {
                 next_channel: SimTime::ZERO,
                 position: Vec3::default(),
                 positions: PositionHistory::new(start),
+                bearings: Default::default(),
                 legs,
                 pdcp_tx: [pdcp_tx(), pdcp_tx()],
                 pdcp_rx: [PdcpRx::new(&cfg.pdcp), PdcpRx::new(&cfg.pdcp)],
