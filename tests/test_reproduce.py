@@ -24,6 +24,50 @@ def test_recovery_time_by_hand():
     assert recovery_time_s(t, g, 15.0, 2500.0) is None
 
 
+def test_per_run_match_keeps_the_matching_rows_in_order():
+    """``_per_run(summary, **match)`` filters before making dicts: the same rows, in the
+    same order, as filtering the dicts of the whole table."""
+    import types
+
+    import polars as pl
+
+    from mmtsim.reproductions.common import _per_run
+
+    per_run = pl.DataFrame({"run_id": ["a", "a", "b", "b", "c"],
+                            "metric": ["goodput_mbps", "rtos", "goodput_mbps", "rtos",
+                                       "goodput_mbps"],
+                            "value": [1.0, 2.0, None, 4.0, 5.0]})
+    summary = types.SimpleNamespace(per_run=per_run)
+    every = _per_run(summary)
+    assert every == per_run.to_dicts()
+    assert _per_run(summary, metric="goodput_mbps") == [
+        r for r in every if r["metric"] == "goodput_mbps"]
+
+
+def test_outage_series_without_rtt_samples_draws_the_same_run():
+    """The Fig. 4 runs record no per-ACK RTT samples (memory); ``metrics.rtt`` only chooses
+    what is recorded, so goodput, cwnd, ssthresh and the RTOs are those of the run with
+    every sample."""
+    import numpy as np
+
+    import mmtsim
+    from mmtsim.reproductions.common import HERE
+    from mmtsim.reproductions.xtcp_outage import OUTAGE_TCP, _outage_series
+
+    sets = OUTAGE_TCP["ns3"]
+    s = _outage_series("newreno", sets, "10s")
+    full = mmtsim.run(HERE / "xtcp-outage.toml", seed=1,
+                      overrides={"flows.0.cc": "newreno", **sets, "simulation.duration": "10s"})
+    assert full.table("rtt").height > 0
+    g, c = full.table("goodput"), full.table("cwnd")
+    assert np.array_equal(s["goodput"], g["goodput_mbps"].to_numpy())
+    assert np.array_equal(s["t_cwnd"], c["t_s"].to_numpy())
+    assert np.array_equal(s["cwnd"], c["cwnd_bytes"].to_numpy() / 1400)
+    ss = c["ssthresh_bytes"].fill_null(np.nan).to_numpy().astype(float) / 1400
+    assert np.array_equal(s["ssthresh"], ss, equal_nan=True)
+    assert s["rtos"] == full.summary["flows"][0]["rto_times_s"] and s["rtos"]
+
+
 @pytest.mark.parametrize("name,runs,expected", [("xtcp-outage", 3, 30), ("xtcp-random", 2, 24)])
 def test_the_sweep_files_expand_to_the_paper_design(name, runs, expected, tmp_path):
     from mmtsim.reproduce import REPRODUCTIONS, _sweep_toml

@@ -56,8 +56,14 @@ def _common_set(duration: str | None) -> dict:
     return s
 
 
-def _per_run(summary) -> list[dict]:
-    return summary.per_run.to_dicts()
+def _per_run(summary, **match) -> list[dict]:
+    """The per-run rows as dicts; with ``match`` ({column: value}) only the rows that match
+    it. The match is applied to the frame first: the whole table is one Python dict per
+    run and metric (18 000 for 200 runs of one UE), tens of MB held for a few rows."""
+    df = summary.per_run
+    if match:
+        df = df.filter(**match)
+    return df.to_dicts()
 
 
 def _values(rows, **match) -> dict[str, float]:

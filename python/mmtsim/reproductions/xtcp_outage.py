@@ -97,7 +97,8 @@ def _outage_table(out: Path, summary, rows, tcp: str) -> tuple[dict, dict]:
 
 
 def _outage_analyse(out: Path, summary) -> tuple[list[Finding], list[Section], dict]:
-    rows = _per_run(summary)
+    # Table II needs only the UE flow's goodput of each run.
+    rows = _per_run(summary, entity_kind="flow", entity="ue", metric="goodput_mbps")
     tables = {tcp: _outage_table(out, summary, rows, tcp) for tcp in OUTAGE_TCP}
     table, rec_stats = tables["linux"]
     ns3_table, ns3_rec = tables["ns3"]
@@ -170,6 +171,29 @@ def _outage_analyse(out: Path, summary) -> tuple[list[Finding], list[Section], d
     return findings, sections, numbers
 
 
+def _outage_series(cc: str, sets: dict, duration: str | None) -> dict:
+    """What Fig. 4 draws of one run of seed 1: goodput, cwnd and ssthresh (segments) and
+    the RTO instants.
+
+    The run records no per-ACK RTT samples: the figure draws none, and they would be about
+    a million rows per run (``metrics.rtt`` only chooses what is recorded; the run is the
+    same). Only these arrays leave the function, so each run's tables are freed before the
+    next run starts instead of piling up in the driver."""
+    import numpy as np
+
+    from ..api import run
+
+    ov = {"flows.0.cc": cc, **sets, "metrics.rtt": False}
+    if duration is not None:
+        ov["simulation.duration"] = duration
+    res = run(HERE / "xtcp-outage.toml", seed=1, overrides=ov)
+    g, c = res.table("goodput"), res.table("cwnd")
+    return {"t_goodput": g["t_s"].to_numpy(), "goodput": g["goodput_mbps"].to_numpy(),
+            "t_cwnd": c["t_s"].to_numpy(), "cwnd": c["cwnd_bytes"].to_numpy() / 1400,
+            "ssthresh": c["ssthresh_bytes"].fill_null(np.nan).to_numpy().astype(float) / 1400,
+            "rtos": res.summary["flows"][0]["rto_times_s"]}
+
+
 def _outage_timeseries(out: Path, duration: str | None) -> list[str]:
     """Fig. 4-like, seed 1, for Linux's TCP and ns-3's timeout rule side by side: goodput,
     and cwnd with ssthresh (log scale) and the timeouts, of every algorithm."""
@@ -177,9 +201,7 @@ def _outage_timeseries(out: Path, duration: str | None) -> list[str]:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import numpy as np
 
-    from ..api import run
     from ..figures import save
 
     fig, axes = plt.subplots(2, len(OUTAGE_TCP), figsize=(13, 6.5), sharex=True,
@@ -188,20 +210,11 @@ def _outage_timeseries(out: Path, duration: str | None) -> list[str]:
     for col, (tcp, sets) in enumerate(OUTAGE_TCP.items()):
         top, bottom = axes[0][col], axes[1][col]
         for cc in XTCP_OUTAGE_CCS:
-            ov = {"flows.0.cc": cc, **sets}
-            if duration is not None:
-                ov["simulation.duration"] = duration
-            res = run(HERE / "xtcp-outage.toml", seed=1, overrides=ov)
-            g = res.table("goodput")
-            top.plot(g["t_s"].to_numpy(), g["goodput_mbps"].to_numpy(), label=cc, lw=1,
-                     color=colours[cc])
-            c = res.table("cwnd")
-            t = c["t_s"].to_numpy()
-            bottom.plot(t, c["cwnd_bytes"].to_numpy() / 1400, lw=1, color=colours[cc])
-            ss = c["ssthresh_bytes"].fill_null(np.nan).to_numpy().astype(float) / 1400
-            bottom.plot(t, ss, lw=1, ls="--", color=colours[cc])
-            rtos = res.summary["flows"][0]["rto_times_s"]
-            bottom.plot(rtos, [1.5] * len(rtos), "v", color=colours[cc], ms=5)
+            s = _outage_series(cc, sets, duration)
+            top.plot(s["t_goodput"], s["goodput"], label=cc, lw=1, color=colours[cc])
+            bottom.plot(s["t_cwnd"], s["cwnd"], lw=1, color=colours[cc])
+            bottom.plot(s["t_cwnd"], s["ssthresh"], lw=1, ls="--", color=colours[cc])
+            bottom.plot(s["rtos"], [1.5] * len(s["rtos"]), "v", color=colours[cc], ms=5)
         for ax in (top, bottom):
             for a, b, what in [(2, 8, "NLOS"), (8, 9, "outage"), (9, 15, "NLOS")]:
                 ax.axvspan(a, b, color="0.9" if what == "NLOS" else "0.7", lw=0)
