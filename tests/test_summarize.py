@@ -148,6 +148,19 @@ def test_t_quantile_matches_closed_forms():
     assert stats.t_quantile(0.975, 29) == pytest.approx(2.045, abs=5e-4)
 
 
+def test_t_quantile_is_scipys_t_ppf_and_keeps_its_ends():
+    # Bit for bit the quantile of scipy.stats.t (which the intervals used before), and at
+    # p = 0 and 1 its infinities (stdtrit alone gives +inf at both).
+    from scipy.stats import t
+
+    for df in (1, 2, 3, 9, 29, 199, 1999):
+        for p in (0.005, 0.025, 0.5, 0.95, 0.975, 0.995):
+            assert stats.t_quantile(p, df) == float(t.ppf(p, df))
+    assert stats.t_quantile(0.0, 5) == -math.inf
+    assert stats.t_quantile(1.0, 5) == math.inf
+    assert math.isnan(stats.t_quantile(1.5, 5))
+
+
 def test_mean_ci_worked_example():
     # [1, 2, 3, 4, 5]: mean 3; s² = (4 + 1 + 0 + 1 + 4) / 4 = 2.5, s = 1.58114;
     # t_{0.975, 4} = 2.77645; half-width = 2.77645 · 1.58114 / sqrt(5) = 1.96324.

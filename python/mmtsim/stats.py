@@ -9,6 +9,7 @@ Definitions (each is what the tests check by hand):
   independent draws from a distribution whose mean is roughly normal (runs differ only in
   their seed). With n = 1 there is no estimate of the spread: ``std`` and the interval are
   ``None`` (not 0, which would claim certainty). The t quantile comes from
+  ``scipy.special.stdtrit``, the inverse of Student's t distribution function behind
   ``scipy.stats.t.ppf`` (exact to double precision); for 1 and 2 degrees of freedom it has
   closed forms, which the tests use to check it.
 - **Jain's fairness index** (R. Jain, D. Chiu, W. Hawe, DEC-TR-301, 1984):
@@ -55,9 +56,15 @@ def t_quantile(p: float, df: int) -> float:
     """The p-quantile of Student's t distribution with ``df`` degrees of freedom."""
     if df < 1:
         raise ValueError(f"t quantile needs at least 1 degree of freedom, got {df}")
-    from scipy.stats import t
+    if not 0.0 < p < 1.0:
+        from scipy.stats import t
 
-    return float(t.ppf(p, df))
+        return float(t.ppf(p, df))  # the ends (±inf) and nan outside, as scipy defines them
+    # ``scipy.stats.t.ppf`` is this function inside the open interval; importing
+    # ``scipy.stats`` for it would cost a sweep's driver about 46 MB.
+    from scipy.special import stdtrit
+
+    return float(stdtrit(df, p))
 
 
 @dataclass(frozen=True)
