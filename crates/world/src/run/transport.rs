@@ -19,17 +19,38 @@ impl Sim {
             } else {
                 (src, dst)
             };
-            let pkt = Packet {
-                flow: f,
-                src: a,
-                dst: b,
-                size_bytes: h.header_bytes() + h.payload_bytes,
-                sent_at: now,
-                enqueued_at: now,
-                transport: Transport::Tcp(*h),
-                tunnel: None,
+            let size_bytes = h.header_bytes() + h.payload_bytes;
+            // Written into a free record field by field, the header copied straight into
+            // the record's own (a free record usually held a segment): a record built
+            // elsewhere and moved in is read back in wide loads from the narrow stores
+            // that built it, which the CPU cannot forward (a tenth of a wired run).
+            let id = match self.free.pop() {
+                Some(i) => {
+                    let p = &mut self.pkts[i as usize];
+                    p.flow = f;
+                    p.src = a;
+                    p.dst = b;
+                    p.size_bytes = size_bytes;
+                    p.sent_at = now;
+                    p.enqueued_at = now;
+                    p.tunnel = None;
+                    match &mut p.transport {
+                        Transport::Tcp(slot) => *slot = *h,
+                        other => *other = Transport::Tcp(*h),
+                    }
+                    i
+                }
+                None => self.alloc(Packet {
+                    flow: f,
+                    src: a,
+                    dst: b,
+                    size_bytes,
+                    sent_at: now,
+                    enqueued_at: now,
+                    transport: Transport::Tcp(*h),
+                    tunnel: None,
+                }),
             };
-            let id = self.alloc(pkt);
             self.forward(now, id, a);
         }
         hdrs.clear();
