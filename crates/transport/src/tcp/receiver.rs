@@ -515,20 +515,21 @@ impl TcpReceiver {
         if field == 0 {
             self.stats.zero_window_acks += 1;
         }
-        let mut h = TcpHeader {
-            from_receiver: true,
-            seq: 1,
-            ack: self.rcv_nxt,
-            payload_bytes: 0,
-            flags: TcpFlags {
-                syn: false,
-                ack: true,
-                fin: false,
-            },
-            window_field: field as u16,
-            timestamps: self.cfg.timestamps.then(|| (ts_ticks(now), self.ts_recent)),
-            ..Default::default()
+        // Filled in place in `out`: a header built apart and pushed is read back in wide
+        // loads from the narrow stores that built it, which the CPU cannot forward.
+        out.push(TcpHeader::default());
+        let h = out.last_mut().expect("just pushed");
+        h.from_receiver = true;
+        h.seq = 1;
+        h.ack = self.rcv_nxt;
+        h.payload_bytes = 0;
+        h.flags = TcpFlags {
+            syn: false,
+            ack: true,
+            fin: false,
         };
+        h.window_field = field as u16;
+        h.timestamps = self.cfg.timestamps.then(|| (ts_ticks(now), self.ts_recent));
         if self.cfg.sack {
             let max_blocks = if self.cfg.timestamps { 3 } else { 4 };
             if let Some(d) = self.dsack.take() {
@@ -541,7 +542,6 @@ impl TcpReceiver {
                 h.sack_len += 1;
             }
         }
-        out.push(h);
         self.stats.acks_sent += 1;
         self.last_ack_sent = self.rcv_nxt;
         self.unacked_segments = 0;
