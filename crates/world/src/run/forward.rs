@@ -302,7 +302,17 @@ impl Sim {
             }
         } else {
             // Held back by the reordering impairment: overtaken by later packets.
-            self.q.schedule(d.at, Ev::Arrive { pkt: id, link: l });
+            let slot = match self.held_free.pop() {
+                Some(i) => {
+                    self.held[i as usize] = (id, l);
+                    i
+                }
+                None => {
+                    self.held.push((id, l));
+                    (self.held.len() - 1) as u32
+                }
+            };
+            self.q.schedule(d.at, Ev::Arrive(slot));
         }
     }
 }

@@ -78,11 +78,9 @@ enum Ev {
     /// The flow's application stops writing.
     FlowStop(FlowId),
     TxDone(LinkId),
-    /// A packet that left the wire's FIFO order (reordering impairment) arrives.
-    Arrive {
-        pkt: u32,
-        link: LinkId,
-    },
+    /// A packet that left the wire's FIFO order (reordering impairment) arrives: the
+    /// packet and its link are entry `.0` of `Sim::held`.
+    Arrive(u32),
     /// The packets at the head of a link's wire arrive.
     WireHead(LinkId),
     TcpTimer {
@@ -111,6 +109,10 @@ enum Ev {
     },
 }
 
+// An event fits in a register: handed to the queue by value, a larger one went through
+// memory, written field by field and read back whole, a load the CPU cannot forward.
+const _: () = assert!(std::mem::size_of::<Ev>() <= 8);
+
 struct Sim {
     q: EventQueue<Ev>,
     end: SimTime,
@@ -128,6 +130,10 @@ struct Sim {
     events: Vec<(SimTime, Action)>,
     pkts: Vec<Packet>,
     free: Vec<u32>,
+    /// Packets held back by a link's reordering impairment, each with its link, until
+    /// its own `Ev::Arrive`; `held_free` lists the slots to reuse.
+    held: Vec<(u32, LinkId)>,
+    held_free: Vec<u32>,
     flows: Vec<FlowState>,
     hdrs: Vec<TcpHeader>,
     lout: LinkOutput,
@@ -295,6 +301,8 @@ fn build_sim(loaded: &Loaded, ctl: &RunControl) -> Result<(Sim, u64, Vec<String>
         flows: b.flows,
         hdrs: Vec::with_capacity(64),
         lout: LinkOutput::default(),
+        held: Vec::new(),
+        held_free: Vec::new(),
         fusion: None,
         bin_ns: s.metrics.goodput_bin.0,
         sample: s.metrics.sample_interval.time(),
@@ -370,7 +378,11 @@ impl Sim {
                 self.links[l.index()].dir.tx_done(now, &mut self.lout);
                 self.link_output(now, l);
             }
-            Ev::Arrive { pkt, link } => self.arrive(now, pkt, link),
+            Ev::Arrive(slot) => {
+                let (pkt, link) = self.held[slot as usize];
+                self.held_free.push(slot);
+                self.arrive(now, pkt, link)
+            }
             Ev::WireHead(l) => self.wire_head(now, l),
             Ev::TcpTimer { flow, receiver } => self.tcp_timer(now, flow, receiver),
             Ev::AppWake(f) => {
