@@ -60,6 +60,9 @@ pub(crate) struct FlowState {
     /// Bytes delivered up to the flow's stop time (what its goodput counts).
     pub delivered_by_stop: u64,
     pub bins: Vec<u64>,
+    /// The goodput bin the latest delivery fell in, with its span `[from, to)` in ns: a
+    /// delivery in the same span needs no division to find its bin.
+    pub bin_now: (usize, u64, u64),
     pub cwnd_t_ns: Vec<u64>,
     pub cwnd_bytes: Vec<u64>,
     pub ssthresh_bytes: Vec<u64>,
@@ -229,6 +232,7 @@ fn flow_state(
         delivered: 0,
         delivered_by_stop: 0,
         bins: Vec::new(),
+        bin_now: (0, 0, 0),
         cwnd_t_ns: vec![],
         cwnd_bytes: vec![],
         ssthresh_bytes: vec![],

@@ -139,8 +139,18 @@ impl FlowState {
             self.delivered_by_stop += bytes;
         }
         // Bins are [k·bin, (k+1)·bin); the run's last instant `end` belongs to the last bin.
-        let last = end.ns().saturating_sub(1) / bin_ns;
-        let b = (now.ns() / bin_ns).min(last) as usize;
+        let (mut b, from, to) = self.bin_now;
+        if !(from..to).contains(&now.ns()) {
+            let last = end.ns().saturating_sub(1) / bin_ns;
+            let k = (now.ns() / bin_ns).min(last);
+            let to = if k == last {
+                u64::MAX
+            } else {
+                (k + 1) * bin_ns
+            };
+            b = k as usize;
+            self.bin_now = (b, k * bin_ns, to);
+        }
         if self.bins.len() <= b {
             self.bins.resize(b + 1, 0);
         }
