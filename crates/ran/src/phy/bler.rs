@@ -64,7 +64,12 @@ pub fn waterfall_tbler(threshold_db: f64, sinr_eff_db: f64) -> f64 {
     if sinr_eff_db.is_nan() {
         return 1.0;
     }
-    q_function(Z_TBLER_10 + (sinr_eff_db - threshold_db) / WATERFALL_SIGMA_DB)
+    q_function(waterfall_z(threshold_db, sinr_eff_db))
+}
+
+/// The standard-normal argument of the waterfall: TBLER = Q(z).
+fn waterfall_z(threshold_db: f64, sinr_eff_db: f64) -> f64 {
+    Z_TBLER_10 + (sinr_eff_db - threshold_db) / WATERFALL_SIGMA_DB
 }
 
 /// Chase-combined SINR, dB, of transmissions with SINRs `sinr_db`: 10·log10 Σ 10^(γᵢ/10).
@@ -121,13 +126,19 @@ pub fn tb_decoded(
     sinr_db: &[f64],
     u: f64,
 ) -> bool {
+    debug_assert_eq!(num.mcs_table, amc.table_id(), "AMC of another MCS table");
     debug_assert_eq!(u * (1u64 << 53) as f64, (u * (1u64 << 53) as f64).floor());
-    let z =
-        Z_TBLER_10 + (chase_combined_sinr_db(sinr_db) - amc.threshold_db(mcs)) / WATERFALL_SIGMA_DB;
+    let _ = tb_bytes;
+    let (threshold_db, sinr_eff_db) = (amc.threshold_db(mcs), chase_combined_sinr_db(sinr_db));
+    if sinr_eff_db.is_nan() {
+        return u >= 1.0; // `waterfall_tbler`'s certain loss
+    }
+    let z = waterfall_z(threshold_db, sinr_eff_db);
     if Z_BELOW_GRID.contains(&z) {
         return u > 0.0;
     }
-    u >= tb_error_prob(num, amc, mcs, tb_bytes, sinr_db)
+    // What `tb_error_prob` gives, from the combined SINR already computed.
+    u >= q_function(z)
 }
 
 #[cfg(test)]
@@ -215,6 +226,12 @@ mod tests {
             let z = lo + (hi - lo) * i as f64 / 1e6;
             let p = q_function(z);
             assert!(p > 0.0 && p <= step, "Q({z}) = {p:e}");
+        }
+        // No SINR (NaN): the block is lost whatever the draw, as TBLER = 1 says.
+        let n = preset("nr-fr2").unwrap();
+        let amc = Amc::new(&n);
+        for u in [0.0, 0.5, 1.0 - step] {
+            assert!(!tb_decoded(&n, &amc, 10, 1000, &[f64::NAN], u));
         }
         // Tables of the normal tail: Q(8.5) = 9.4795e−18, Q(37) = 5.7256e−300.
         assert!((q_function(8.5) / 9.4795e-18 - 1.0).abs() < 1e-4);
