@@ -765,9 +765,6 @@ fn insert_range(got: &mut Vec<(u32, u32)>, from: u32, to: u32) {
     *got = merged;
 }
 
-#[cfg(test)]
-mod tests;
-
 /// The earlier of two optional instants.
 #[inline]
 fn earliest(a: Option<SimTime>, b: Option<SimTime>) -> Option<SimTime> {
@@ -777,3 +774,6 @@ fn earliest(a: Option<SimTime>, b: Option<SimTime>) -> Option<SimTime> {
         (None, y) => y,
     }
 }
+
+#[cfg(test)]
+mod tests;
