@@ -148,7 +148,10 @@ impl TcpApp {
     fn accrue(&mut self, rate: Rate, active_ns: u64, cap: u64) {
         self.credit += rate.as_bps() as u128 * active_ns as u128;
         let chunk_units = self.chunk_bytes as u128 * 8 * 1_000_000_000;
-        let chunks = (self.credit / chunk_units) as u64;
+        let chunks = match u64::try_from(chunk_units) {
+            Ok(d) => mmtsim_engine::time::div_wide(self.credit, d),
+            Err(_) => self.credit / chunk_units,
+        } as u64;
         self.credit -= chunks as u128 * chunk_units;
         let room = cap.saturating_sub(self.written) / self.chunk_bytes;
         if chunks > room {
@@ -180,12 +183,13 @@ impl TcpApp {
             AppKind::Rate { rate } => {
                 let need =
                     (self.chunk_bytes as u128 * 8 * 1_000_000_000).saturating_sub(self.credit);
-                now.max(self.last) + SimTime(need.div_ceil(rate.as_bps() as u128) as u64)
+                now.max(self.last)
+                    + SimTime(mmtsim_engine::time::div_ceil_wide(need, rate.as_bps()) as u64)
             }
             AppKind::OnOff { rate, on, off } => {
                 let need =
                     (self.chunk_bytes as u128 * 8 * 1_000_000_000).saturating_sub(self.credit);
-                let need_active = need.div_ceil(rate.as_bps() as u128) as u64;
+                let need_active = mmtsim_engine::time::div_ceil_wide(need, rate.as_bps()) as u64;
                 let from = now.max(self.last);
                 let target = self.active_time(from, on, off) + need_active;
                 // Invert active_time: whole periods, then the remainder inside an on period.
