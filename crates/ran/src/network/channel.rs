@@ -3,7 +3,7 @@
 
 use super::{Ran, UeSample, NO_SIGNAL_DB};
 use crate::config::Interference;
-use mmtsim_channel::budget::sinr_db;
+use mmtsim_channel::budget::{sinr_db, sinr_db_mw};
 use mmtsim_channel::geometry::line_of_sight;
 use mmtsim_engine::ids::UeId;
 use mmtsim_engine::SimTime;
@@ -63,14 +63,14 @@ impl Ran {
             ) {
                 self.refresh_interferers(u, l);
             }
-            self.interference_dbm(u, l, now, &mut interf);
+            self.interference_mw(u, l, now, &mut interf);
             let ue = &mut self.ues[u.index()];
             let serving = ue.legs[l].cell.index();
             let radio = &self.cells[serving].radio;
             let gain = self.gains[serving];
             let signal_dbm = radio.num.gnb_tx_power_dbm + gain;
             let (mut dl, mut ul) = (
-                sinr_db(signal_dbm, &interf, radio.noise_ue_dbm),
+                sinr_db_mw(signal_dbm, &interf, radio.noise_ue_mw),
                 sinr_db(radio.num.ue_tx_power_dbm + gain, &[], radio.noise_gnb_dbm),
             );
             let mut dl_signal_dbm = Some(signal_dbm);
@@ -114,10 +114,10 @@ impl Ran {
         else {
             return leg.sinr[Direction::Downlink.index()];
         };
-        let noise_dbm = self.cells[leg.cell.index()].radio.noise_ue_dbm;
+        let noise_mw = self.cells[leg.cell.index()].radio.noise_ue_mw;
         let mut interf = std::mem::take(&mut self.interf);
-        self.interference_dbm(u, l, now, &mut interf);
-        let sinr = sinr_db(signal_dbm, &interf, noise_dbm);
+        self.interference_mw(u, l, now, &mut interf);
+        let sinr = sinr_db_mw(signal_dbm, &interf, noise_mw);
         self.interf = interf;
         sinr
     }

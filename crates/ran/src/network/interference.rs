@@ -60,16 +60,17 @@
 //!   whatever its neighbours do.
 //!
 //! # Cost
-//! In `Active` mode every downlink block sums, over each other cell, the gain of each of
-//! its beams toward the UE. A beam's direction changes only when the UE it serves moves,
-//! and the victim's direction only when the victim moves, so each victim leg remembers
-//! the gains it computed per interferer ([`BeamGains`], keyed by the exact bearings: the
-//! same bearings give the same gain, so results are those of computing it every time).
+//! In `Active` mode every downlink block sums, over each other cell, the power of each of
+//! its beams at the UE. A beam's direction changes only when the UE it serves moves, and
+//! the victim's direction only when the victim moves, so the gains and powers computed
+//! once are remembered, keyed on their exact inputs ([`super::beams`]): results are those
+//! of computing every term afresh.
 
+use super::beams::{same, Beam, BeamGains};
 use super::{Cell, Ran, Ue};
 use crate::config::Interference;
-use mmtsim_channel::antenna::{Bearing, PanelArray};
-use mmtsim_channel::budget::lin_to_db;
+use mmtsim_channel::antenna::Bearing;
+use mmtsim_channel::budget::{db_to_lin, lin_to_db};
 use mmtsim_channel::geometry::Vec3;
 use mmtsim_engine::ids::UeId;
 use mmtsim_engine::SimTime;
@@ -81,9 +82,8 @@ struct SlotActivity {
     start: SimTime,
     /// Length of the slot.
     len: SimTime,
-    /// (direction of the beam from the cell: toward the UE it served, share of the slot's
-    /// resource units in dB), one per downlink transmission.
-    beams: Vec<(Bearing, f64)>,
+    /// One per downlink transmission.
+    beams: Vec<Beam>,
 }
 
 /// A cell's downlink activity in its last two slots (what the ordering rule can ask for).
@@ -114,17 +114,16 @@ impl Activity {
         s.beams.clear();
     }
 
-    /// The cell sends downlink on a beam in direction `beam` on `share` of this slot's
-    /// units.
-    pub(super) fn record(&mut self, beam: Bearing, share: f64) {
-        self.slots[1].beams.push((beam, lin_to_db(share)));
+    /// The cell sends downlink on `beam` in this slot.
+    pub(super) fn record(&mut self, beam: Beam) {
+        self.slots[1].beams.push(beam);
     }
 
-    /// The beams (direction, share in dB) that interfere at `now` with a victim whose slots
+    /// The beams that interfere at `now` with a victim whose slots
     /// are `victim_slot` long:
     /// those of the latest slot that started before `now`, if it overlapped
     /// `[now − victim_slot, now)`.
-    fn at(&self, now: SimTime, victim_slot: SimTime) -> &[(Bearing, f64)] {
+    fn at(&self, now: SimTime, victim_slot: SimTime) -> &[Beam] {
         let s = if self.slots[1].start < now {
             &self.slots[1]
         } else if self.slots[0].start < now {
@@ -179,91 +178,17 @@ impl PositionHistory {
 /// gain, dBm; the UE's direction from the cell).
 pub(super) type InterfererLink = (usize, f64, Bearing);
 
-/// The gains of one interferer's beams toward one victim leg, dB, for the victim's current
-/// direction from the interferer: one entry per beam direction seen.
-#[derive(Clone, Debug, Default)]
-pub(super) struct BeamGains {
-    entries: Vec<(Bearing, f64)>,
-    /// The UE's own side: (its beam, the interferer's direction, the gain there), which
-    /// changes only when the UE moves or changes cell.
-    ue_side: Option<(Bearing, Bearing, f64)>,
-}
-
-impl BeamGains {
-    /// More entries than this (beams of served UEs that moved) start the memo afresh.
-    const MAX_ENTRIES: usize = 64;
-
-    /// The gain toward `toward` of `array`'s beam steered at `beam`.
-    fn gain(&mut self, array: &PanelArray, beam: Bearing, toward: Bearing) -> f64 {
-        if let Some(&(_, g)) = self.entries.iter().find(|(b, _)| same(*b, beam)) {
-            return g;
-        }
-        let g = array.gain_db(beam, toward);
-        if self.entries.len() >= Self::MAX_ENTRIES {
-            self.entries.clear();
-        }
-        self.entries.push((beam, g));
-        g
-    }
-
-    /// The gain of the UE's `array`, its beam steered at `beam`, toward `toward`.
-    fn ue_gain(&mut self, array: &PanelArray, beam: Bearing, toward: Bearing) -> f64 {
-        match self.ue_side {
-            Some((b, t, g)) if same(b, beam) && same(t, toward) => g,
-            _ => {
-                let g = array.gain_db(beam, toward);
-                self.ue_side = Some((beam, toward, g));
-                g
-            }
-        }
-    }
-}
-
-/// The bearings between a UE and each cell at the UE's position (a static UE asks for
-/// the same ones at every channel update): by cell, (the UE seen from the cell, the cell
-/// seen from the UE). Cells do not move.
-#[derive(Clone, Debug, Default)]
-pub(super) struct Bearings {
-    /// The position they hold for, bit for bit.
-    at: Option<[u64; 3]>,
-    by_cell: Vec<Option<(Bearing, Bearing)>>,
-}
-
-impl Bearings {
-    /// The UE is at `pos`: what was computed elsewhere is forgotten.
-    fn at(&mut self, pos: Vec3, cells: usize) {
-        let bits = [pos.x.to_bits(), pos.y.to_bits(), pos.z.to_bits()];
-        if self.at != Some(bits) || self.by_cell.len() != cells {
-            self.at = Some(bits);
-            self.by_cell.clear();
-            self.by_cell.resize(cells, None);
-        }
-    }
-
-    /// The bearings between cell `g` at `cell` and the UE at `ue` (the position of the
-    /// last [`Self::at`]).
-    fn get(&mut self, g: usize, cell: Vec3, ue: Vec3) -> (Bearing, Bearing) {
-        *self.by_cell[g]
-            .get_or_insert_with(|| (Bearing::between(cell, ue), Bearing::between(ue, cell)))
-    }
-}
-
-/// Bit-for-bit equal bearings (so a remembered gain is exactly the one computed).
-fn same(a: Bearing, b: Bearing) -> bool {
-    a.azimuth_deg.to_bits() == b.azimuth_deg.to_bits()
-        && a.zenith_deg.to_bits() == b.zenith_deg.to_bits()
-}
-
 impl Ran {
-    /// The interference powers at UE `u` on its leg `l` at `now`, dBm each, written into
-    /// `out` (cleared first; empty with interference off). Uses the link gains of the UE's
+    /// The interference powers at UE `u` on its leg `l` at `now`, mW each (the sum
+    /// [`sinr_db_mw`](mmtsim_channel::budget::sinr_db_mw) takes), written into `out`
+    /// (cleared first; empty with interference off). Uses the link gains of the UE's
     /// latest channel update (with beams, through the leg's interfering links, which
     /// [`Ran::refresh_interferers`] brings up to that update).
-    pub(super) fn interference_dbm(&mut self, u: UeId, l: usize, now: SimTime, out: &mut Vec<f64>) {
+    pub(super) fn interference_mw(&mut self, u: UeId, l: usize, now: SimTime, out: &mut Vec<f64>) {
         out.clear();
         match self.interference {
             Interference::Off => {}
-            Interference::FullBufferOmni => self.each_omni(u, l, |_, dbm| out.push(dbm)),
+            Interference::FullBufferOmni => self.each_omni(u, l, |_, dbm| out.push(db_to_lin(dbm))),
             Interference::FullBuffer => {
                 for &(g, base_dbm, toward) in &self.ues[u.index()].legs[l].interferers {
                     full_buffer(&self.cells[g], &self.ues, now, base_dbm, toward, out);
@@ -277,9 +202,8 @@ impl Ran {
                     leg.interferers.iter().zip(&mut leg.beam_gains)
                 {
                     let cell = &cells[g];
-                    for &(beam, share_db) in cell.activity.at(now, victim_slot) {
-                        let gain = memo.gain(&cell.radio.gnb_array, beam, toward);
-                        out.push(base_dbm + gain + share_db);
+                    for beam in cell.activity.at(now, victim_slot) {
+                        out.push(memo.power_mw(&cell.radio.gnb_array, beam, toward, base_dbm));
                     }
                 }
             }
@@ -315,7 +239,7 @@ impl Ran {
             }
             let memo = &mut memos[k];
             if !kept {
-                memo.entries.clear();
+                memo.forget_beams();
             }
             let link = (
                 g,
@@ -358,7 +282,7 @@ impl Ran {
 
 /// The beams of cell `cell` transmitting all the time, its time shared equally among the
 /// UEs it serves, into `out`; a cell serving nobody aims at the victim (its peak gain).
-/// `toward` is the victim's direction from the cell.
+/// `toward` is the victim's direction from the cell. Powers in mW.
 fn full_buffer(
     cell: &Cell,
     ues: &[Ue],
@@ -368,13 +292,15 @@ fn full_buffer(
     out: &mut Vec<f64>,
 ) {
     if cell.legs.is_empty() {
-        out.push(base_dbm + cell.radio.gnb_array.peak_gain_db());
+        out.push(db_to_lin(base_dbm + cell.radio.gnb_array.peak_gain_db()));
         return;
     }
     let share_db = -lin_to_db(cell.legs.len() as f64);
     for &(k, _) in &cell.legs {
         let beam = Bearing::between(cell.position, ues[k.index()].positions.before(now));
-        out.push(base_dbm + cell.radio.gnb_array.gain_db(beam, toward) + share_db);
+        out.push(db_to_lin(
+            base_dbm + cell.radio.gnb_array.gain_db(beam, toward) + share_db,
+        ));
     }
 }
 
@@ -388,33 +314,17 @@ mod tests {
         Vec3 { x, y: 0.0, z: 1.5 }
     }
 
-    #[test]
-    fn remembered_bearings_follow_the_ue() {
-        // A cell 100 m east of the UE at 10 m: the UE sees it at azimuth 0°, the cell sees
-        // the UE at 180°. After the UE moves to 100 m west of the cell, at 0° and 180°
-        // swapped; back at the start, the first pair again.
-        let cell = Vec3 {
-            x: 100.0,
-            y: 0.0,
-            z: 10.0,
-        };
-        let mut m = Bearings::default();
-        for (x, from_cell, from_ue) in [(0.0, 180.0, 0.0), (200.0, 0.0, 180.0), (0.0, 180.0, 0.0)] {
-            m.at(p(x), 2);
-            let (toward, to_cell) = m.get(1, cell, p(x));
-            assert_eq!(toward.azimuth_deg, from_cell, "UE at x = {x}");
-            assert_eq!(to_cell.azimuth_deg, from_ue, "UE at x = {x}");
-            assert_eq!(
-                (toward, to_cell),
-                (Bearing::between(cell, p(x)), Bearing::between(p(x), cell))
-            );
-        }
-    }
-
-    fn b(azimuth_deg: f64) -> Bearing {
-        Bearing {
-            azimuth_deg,
-            zenith_deg: 95.0,
+    /// A beam at azimuth `azimuth_deg` on `share_db` of a slot (entry and stamp are the
+    /// beam table's business; here they only tell the two beams apart).
+    fn beam(k: u32, azimuth_deg: f64, share_db: f64) -> Beam {
+        Beam {
+            entry: k,
+            stamp: k as u64 + 1,
+            bearing: Bearing {
+                azimuth_deg,
+                zenith_deg: 95.0,
+            },
+            share_db,
         }
     }
 
@@ -422,22 +332,23 @@ mod tests {
     fn the_slot_before_counts_whether_or_not_this_slot_has_run() {
         // A neighbour with 100 µs slots sent on a beam at azimuth 1° on 11 of 22 symbols
         // in its slot at 0, and at 2° on all in its slot at 100 µs.
+        let (half, full) = (beam(0, 1.0, lin_to_db(0.5)), beam(1, 2.0, 0.0));
         let mut a = Activity::new();
         assert!(a.at(US(0), US(100)).is_empty());
         a.begin(US(0), US(100));
-        a.record(b(1.0), 0.5);
+        a.record(half);
         // A victim at 100 µs before the neighbour's slot at 100 µs has run...
-        assert_eq!(a.at(US(100), US(100)), &[(b(1.0), lin_to_db(0.5))]);
+        assert_eq!(a.at(US(100), US(100)), &[half]);
         a.begin(US(100), US(100));
-        a.record(b(2.0), 1.0);
+        a.record(full);
         // ... and after: the same answer.
-        assert_eq!(a.at(US(100), US(100)), &[(b(1.0), lin_to_db(0.5))]);
-        assert_eq!(a.at(US(200), US(100)), &[(b(2.0), 0.0)]);
+        assert_eq!(a.at(US(100), US(100)), &[half]);
+        assert_eq!(a.at(US(200), US(100)), &[full]);
         // A neighbour that slept since: its last slot ended at 200 µs, before the victim's
         // previous slot [300, 400) µs began.
         assert!(a.at(US(400), US(100)).is_empty());
         // A victim with 125 µs slots at 250 µs: [125, 250) overlaps the slot at 100 µs.
-        assert_eq!(a.at(US(250), US(125)), &[(b(2.0), 0.0)]);
+        assert_eq!(a.at(US(250), US(125)), &[full]);
     }
 
     /// The two-cell geometry of the world's `it/interference.rs`, hand-computed there: g1
@@ -568,26 +479,5 @@ mod tests {
         h.push(US(1000), p(1.5));
         assert_eq!(h.before(US(1000)), p(0.0));
         assert_eq!(h.before(US(2000)), p(1.5));
-    }
-
-    #[test]
-    fn remembered_beam_gains_are_the_computed_ones() {
-        let array = PanelArray::of(64);
-        let toward = b(33.0);
-        let mut memo = BeamGains::default();
-        for round in 0..2 {
-            for k in 0..10 {
-                let beam = b(10.0 * k as f64 + 0.25);
-                let want = array.gain_db(beam, toward);
-                assert_eq!(memo.gain(&array, beam, toward).to_bits(), want.to_bits());
-            }
-            // The second round finds every beam: nothing is added.
-            assert_eq!(memo.entries.len(), 10, "round {round}");
-        }
-        // Beams of served UEs that keep moving fill the memo; it then starts afresh.
-        for k in 0..BeamGains::MAX_ENTRIES {
-            memo.gain(&array, b(200.0 + k as f64 / 7.0), toward);
-        }
-        assert!(memo.entries.len() <= BeamGains::MAX_ENTRIES);
     }
 }

@@ -62,6 +62,7 @@
 //!   instead of scheduling grants ahead of the slot they are for.
 //! - No MAC subheaders (ns-3 mmWave 2017 assumes 0 MAC header bytes too).
 
+mod beams;
 mod channel;
 mod dual;
 mod handover;
@@ -83,10 +84,11 @@ use crate::phy::tbs::TbsTable;
 use crate::rlc::{Pdu, Rlc, RlcConfig, RlcStats, Sdu};
 use crate::rrc::{Algorithm, HandoverKind};
 use crate::view::UeView;
-use interference::{Activity, BeamGains, InterfererLink, PositionHistory};
+use beams::{BeamGains, BeamTable, Bearings};
+use interference::{Activity, InterfererLink, PositionHistory};
 use mmtsim_channel::antenna::PanelArray;
 use mmtsim_channel::blockage::Outages;
-use mmtsim_channel::budget::thermal_noise_dbm;
+use mmtsim_channel::budget::{db_to_lin, thermal_noise_dbm};
 use mmtsim_channel::geometry::{Aabb, Vec3};
 use mmtsim_channel::link::{LinkChannel, LosMode};
 use mmtsim_channel::mobility::Mobility;
@@ -187,6 +189,8 @@ struct Radio {
     ue_array: PanelArray,
     los_geometric: bool,
     noise_ue_dbm: f64,
+    /// `noise_ue_dbm` in mW (the sum of a downlink SINR starts from it).
+    noise_ue_mw: f64,
     noise_gnb_dbm: f64,
     slot: SimTime,
 }
@@ -206,6 +210,7 @@ impl Radio {
             ue_array: PanelArray::of(num.ue_antennas),
             los_geometric: r.link.los_mode == LosMode::Geometric,
             noise_ue_dbm: thermal_noise_dbm(num.bandwidth_hz, num.ue_noise_figure_db),
+            noise_ue_mw: db_to_lin(thermal_noise_dbm(num.bandwidth_hz, num.ue_noise_figure_db)),
             noise_gnb_dbm: thermal_noise_dbm(num.bandwidth_hz, num.noise_figure_db),
             slot: num.slot,
             num,
@@ -239,6 +244,8 @@ struct Cell {
     bytes: [u64; 2],
     /// Downlink sent in the last two slots (for `Interference::Active`).
     activity: Activity,
+    /// The beams it aimed at its UEs (for `Interference::Active`).
+    beams: BeamTable,
 }
 
 /// One leg of a UE's radio connection: a cell serving the UE and what belongs to that
@@ -311,7 +318,7 @@ struct Ue {
     /// Positions of the last two channel updates (beam targets of interferers).
     positions: PositionHistory,
     /// The bearings to and from each cell at `position` (interference).
-    bearings: interference::Bearings,
+    bearings: Bearings,
     /// `legs[0]`: the primary cell's; `legs[1]`: the secondary's, with dual connectivity.
     legs: Vec<Leg>,
     /// The bearer's PDCP entities, one per direction, shared by the legs.
@@ -371,6 +378,7 @@ impl Ran {
                 rng: rng.stream(&format!("ran/cell/{}/bler", c.name)),
                 bytes: [0; 2],
                 activity: Activity::new(),
+                beams: BeamTable::default(),
             })
             .collect();
         let mut ran = Ran {

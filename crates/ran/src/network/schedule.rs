@@ -8,7 +8,6 @@ use crate::mac::harq::Tb;
 use crate::mac::scheduler::Candidate;
 use crate::phy::bler::tb_decoded;
 use crate::phy::numerology::{Allocation, Duplex, SlotKind};
-use mmtsim_channel::antenna::Bearing;
 use mmtsim_engine::ids::{CellId, UeId};
 use mmtsim_engine::SimTime;
 use mmtsim_net::linkview::Grant;
@@ -241,8 +240,10 @@ impl Ran {
             // This slot's beam toward the UE, for the interference other cells see next.
             let cell = &mut self.cells[c.index()];
             let share = tb.units as f64 / cell.radio.num.units_per_slot as f64;
-            let beam = Bearing::between(cell.position, self.ues[u.index()].position);
-            cell.activity.record(beam, share);
+            let beam = cell
+                .beams
+                .aim(u, cell.position, self.ues[u.index()].position, share);
+            cell.activity.record(beam);
         }
         let cell = &mut self.cells[c.index()];
         let radio = &cell.radio;
