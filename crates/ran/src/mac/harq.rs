@@ -85,10 +85,20 @@ pub struct FeedbackCounts {
     pub dropped: u32,
 }
 
+/// Most processes an entity may have: the masks below are 64 bits (NR has at most 16
+/// per direction in Rel-15 [TS38321 §5.4.2.1], 32 in Rel-17; the presets use 8 to 20).
+pub const MAX_PROCESSES: u8 = 64;
+
 /// The HARQ processes of one UE in one direction.
 #[derive(Clone, Debug)]
 pub struct Harq {
     procs: Vec<State>,
+    /// Bit i: process i is idle, or waits for feedback, or for a retransmission. The
+    /// scheduler asks for a free process and a retransmission every slot; these find the
+    /// lowest such index (what a scan in index order finds) without touching the blocks.
+    idle: u64,
+    waiting: u64,
+    retx: u64,
     max_tx: u8,
     busy: usize,
     /// No feedback is due before this instant (at most the earliest `Waiting::at`): the
@@ -100,8 +110,16 @@ pub struct Harq {
 impl Harq {
     /// `processes` processes allowing `max_tx` transmissions per block (1 = HARQ off).
     pub fn new(processes: u8, max_tx: u8) -> Harq {
+        let n = processes.max(1);
+        assert!(
+            n <= MAX_PROCESSES,
+            "{n} HARQ processes: at most {MAX_PROCESSES} are modelled"
+        );
         Harq {
-            procs: vec![State::Idle; processes.max(1) as usize],
+            procs: vec![State::Idle; n as usize],
+            idle: u64::MAX >> (64 - n as u32),
+            waiting: 0,
+            retx: 0,
             max_tx: max_tx.clamp(1, MAX_TX_LIMIT),
             busy: 0,
             quiet_until: SimTime::NEVER,
@@ -122,12 +140,23 @@ impl Harq {
             .count()
     }
 
-    /// A free process, if any.
+    /// A free process (the lowest-indexed), if any.
     pub fn free_process(&self) -> Option<usize> {
-        if self.busy == self.procs.len() {
-            return None;
+        lowest(self.idle)
+    }
+
+    /// Process `pid` takes `state`, and the masks follow.
+    fn set(&mut self, pid: usize, state: State) {
+        let bit = 1u64 << pid;
+        self.idle &= !bit;
+        self.waiting &= !bit;
+        self.retx &= !bit;
+        match state {
+            State::Idle => self.idle |= bit,
+            State::Waiting { .. } => self.waiting |= bit,
+            State::Retx(_) => self.retx |= bit,
         }
-        self.procs.iter().position(|s| matches!(s, State::Idle))
+        self.procs[pid] = state;
     }
 
     /// Block `tb` was just sent on process `pid`; `decoded` is the receiver's outcome, known
@@ -136,10 +165,13 @@ impl Harq {
         if matches!(self.procs[pid], State::Idle) {
             self.busy += 1;
         }
-        self.procs[pid] = State::Waiting {
-            at: feedback_at,
-            tb: (!decoded).then_some(tb),
-        };
+        self.set(
+            pid,
+            State::Waiting {
+                at: feedback_at,
+                tb: (!decoded).then_some(tb),
+            },
+        );
         self.quiet_until = self.quiet_until.min(feedback_at);
     }
 
@@ -150,9 +182,11 @@ impl Harq {
             return c;
         }
         let mut quiet_until = SimTime::NEVER;
-        for s in &mut self.procs {
-            let State::Waiting { at, tb } = s else {
-                continue;
+        let mut waiting = self.waiting;
+        while let Some(pid) = lowest(waiting) {
+            waiting &= waiting - 1;
+            let State::Waiting { at, tb } = &mut self.procs[pid] else {
+                unreachable!("HARQ invariant: process {pid} is in the waiting mask");
             };
             if *at > now {
                 quiet_until = quiet_until.min(*at);
@@ -161,16 +195,16 @@ impl Harq {
             match tb.take() {
                 None => {
                     c.acked += 1;
-                    *s = State::Idle;
+                    self.set(pid, State::Idle);
                     self.busy -= 1;
                 }
                 Some(tb) if tb.tx < self.max_tx => {
                     c.nacked += 1;
-                    *s = State::Retx(tb);
+                    self.set(pid, State::Retx(tb));
                 }
                 Some(_) => {
                     c.dropped += 1;
-                    *s = State::Idle;
+                    self.set(pid, State::Idle);
                     self.busy -= 1;
                 }
             }
@@ -181,29 +215,27 @@ impl Harq {
 
     /// The oldest-indexed process waiting for a retransmission, with the units it needs.
     pub fn next_retx(&self) -> Option<(usize, u16)> {
-        if self.busy == 0 {
-            return None;
+        let pid = lowest(self.retx)?;
+        match &self.procs[pid] {
+            State::Retx(tb) => Some((pid, tb.units)),
+            _ => unreachable!("HARQ invariant: process {pid} is in the retransmission mask"),
         }
-        self.procs.iter().enumerate().find_map(|(i, s)| match s {
-            State::Retx(tb) => Some((i, tb.units)),
-            _ => None,
-        })
     }
 
     /// Takes the block of process `pid` for retransmission (the process stays busy; call
     /// [`Self::sent`] with it afterwards).
     pub fn take_retx(&mut self, pid: usize) -> Tb {
-        match std::mem::replace(&mut self.procs[pid], State::Idle) {
-            State::Retx(tb) => {
-                // Still busy: `sent` will re-count it.
-                self.busy -= 1;
-                tb
-            }
-            other => {
-                self.procs[pid] = other;
-                panic!("HARQ invariant: process {pid} has no block waiting for retransmission")
-            }
-        }
+        assert!(
+            matches!(self.procs[pid], State::Retx(_)),
+            "HARQ invariant: process {pid} has no block waiting for retransmission"
+        );
+        let State::Retx(tb) = std::mem::replace(&mut self.procs[pid], State::Idle) else {
+            unreachable!("checked above");
+        };
+        self.set(pid, State::Idle);
+        // Still busy: `sent` will re-count it.
+        self.busy -= 1;
+        tb
     }
 
     /// Earliest pending acknowledgement.
@@ -216,6 +248,11 @@ impl Harq {
             })
             .min()
     }
+}
+
+/// The lowest set bit's index.
+fn lowest(mask: u64) -> Option<usize> {
+    (mask != 0).then(|| mask.trailing_zeros() as usize)
 }
 
 #[cfg(test)]
@@ -312,5 +349,83 @@ mod tests {
         let mut b = tb();
         assert_eq!(b.transmit(3.0), &[3.0]);
         assert_eq!(b.transmit(-1.0), &[3.0, -1.0]);
+    }
+
+    /// A process as a plain scan in index order sees it: the reference for the masks.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    enum Ref {
+        Idle,
+        Waiting { at: u64, decoded: bool, tx: u8 },
+        Retx { tx: u8 },
+    }
+
+    proptest::proptest! {
+        /// Any sequence of sends, feedback and retransmissions gives the free process,
+        /// the retransmission, the feedback counts and the next feedback time a scan of
+        /// the processes in index order gives.
+        #[test]
+        fn masks_find_what_a_scan_finds(
+            ops in proptest::collection::vec((0u8..3, 1u64..400, proptest::bool::ANY), 1..200)
+        ) {
+            let (n, max_tx) = (6usize, 3u8);
+            let mut h = Harq::new(n as u8, max_tx);
+            let mut r = vec![Ref::Idle; n];
+            let mut now = 0u64;
+            for (op, dt, decoded) in ops {
+                match op {
+                    // A new block on the first free process.
+                    0 => {
+                        let want = r.iter().position(|s| *s == Ref::Idle);
+                        proptest::prop_assert_eq!(h.free_process(), want);
+                        if let Some(pid) = want {
+                            let mut b = tb();
+                            b.transmit(0.0);
+                            h.sent(pid, b, decoded, SimTime::from_us(now + dt));
+                            r[pid] = Ref::Waiting { at: now + dt, decoded, tx: 1 };
+                        }
+                    }
+                    // Time passes; feedback due by then.
+                    1 => {
+                        now += dt;
+                        let mut want = FeedbackCounts::default();
+                        for s in r.iter_mut() {
+                            if let Ref::Waiting { at, decoded, tx } = *s {
+                                if at <= now {
+                                    *s = if decoded {
+                                        want.acked += 1;
+                                        Ref::Idle
+                                    } else if tx < max_tx {
+                                        want.nacked += 1;
+                                        Ref::Retx { tx }
+                                    } else {
+                                        want.dropped += 1;
+                                        Ref::Idle
+                                    };
+                                }
+                            }
+                        }
+                        proptest::prop_assert_eq!(h.feedback(SimTime::from_us(now)), want);
+                    }
+                    // The first block waiting for a retransmission is sent again.
+                    _ => {
+                        let want = r.iter().position(|s| matches!(s, Ref::Retx { .. }));
+                        proptest::prop_assert_eq!(h.next_retx().map(|(p, _)| p), want);
+                        if let Some(pid) = want {
+                            let Ref::Retx { tx } = r[pid] else { unreachable!() };
+                            let mut b = h.take_retx(pid);
+                            b.transmit(0.0);
+                            h.sent(pid, b, decoded, SimTime::from_us(now + dt));
+                            r[pid] = Ref::Waiting { at: now + dt, decoded, tx: tx + 1 };
+                        }
+                    }
+                }
+                let next = r.iter().filter_map(|s| match s {
+                    Ref::Waiting { at, .. } => Some(SimTime::from_us(*at)),
+                    _ => None,
+                }).min();
+                proptest::prop_assert_eq!(h.next_feedback(), next);
+                proptest::prop_assert_eq!(h.is_idle(), r.iter().all(|s| *s == Ref::Idle));
+            }
+        }
     }
 }
