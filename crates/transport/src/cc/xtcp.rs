@@ -98,6 +98,10 @@ pub struct Xtcp {
     has_view: bool,
     /// Segment size of the last ACK sample.
     mss: u32,
+    /// The last target and what it was computed from (rate bits, rtt_min, mss, λ
+    /// branch): the ACKs of one transport block share them, and the float chain was a
+    /// twentieth of an X-TCP run.
+    memo: Option<((u64, SimTime, u32, bool), Option<u32>)>,
 }
 
 impl Xtcp {
@@ -111,15 +115,24 @@ impl Xtcp {
             reduced: false,
             has_view: false,
             mss: 1400,
+            memo: None,
         }
     }
 
     /// cwnd in segments for rate × rtt_min (× λ when `reduced`), at least 1.
-    fn target(&self, mss: u32, reduced: bool) -> Option<u32> {
+    fn target(&mut self, mss: u32, reduced: bool) -> Option<u32> {
         let (rate, rtt) = (self.grant_rate.rate_bps()?, self.rtt_min?);
+        let key = (rate.to_bits(), rtt, mss, reduced);
+        if let Some((_, t)) = self.memo.filter(|(k, _)| *k == key) {
+            return t;
+        }
         let k = if reduced { self.p.lambda } else { 1.0 };
         let bytes = k * payload_bdp_bytes(rate, mss, self.p.header_bytes, rtt);
-        Some(((bytes / mss.max(1) as f64).floor() as u32).max(1))
+        // `as` truncates toward zero and saturates, so for every float (negative and NaN
+        // included) it gives what `floor` then `as` gives.
+        let t = Some(((bytes / mss.max(1) as f64) as u32).max(1));
+        self.memo = Some((key, t));
+        t
     }
 }
 
@@ -256,6 +269,32 @@ mod tests {
         c.on_ack(&ack(now, 20));
         c.on_ack(&ack(now, 30));
         assert_eq!(c.cwnd(), 1712);
+    }
+
+    #[test]
+    fn the_window_follows_every_change_of_rate_rtt_min_and_branch() {
+        // ACKs that go back and forth between the inputs: each window is the formula's
+        // for the inputs of its own ACK (1 Gbit/s and 20 ms give 1712, see above).
+        // 2 Gbit/s: 2·2,397,260.27 = 4,794,520.5 B → 3424; rtt_min 15 ms at 2 Gbit/s:
+        // 3,595,890.4 B → 2568; its λ branch 0.85 · 3,595,890.4 = 3,056,506.8 B → 2183.
+        let mut c = Controller::new(&CcParams::Xtcp(XtcpParams::default()), 1, SimTime::ZERO);
+        let t = SimTime::from_ms;
+        c.link_view(&view(12_500, 50_000, 20.0), t(50));
+        for (rtt, want) in [(20, 1712), (31, 1455), (20, 1712)] {
+            c.on_ack(&ack(t(50), rtt));
+            assert_eq!(c.cwnd(), want, "1 Gbit/s, RTT {rtt} ms");
+        }
+        c.link_view(&view(25_000, 60_000, 20.0), t(60));
+        c.on_ack(&ack(t(60), 20));
+        assert_eq!(c.cwnd(), 3424);
+        for (rtt, want) in [(15, 2568), (26, 2183), (15, 2568)] {
+            c.on_ack(&ack(t(60), rtt));
+            assert_eq!(c.cwnd(), want, "2 Gbit/s, RTT {rtt} ms");
+        }
+        c.link_view(&view(12_500, 70_000, 20.0), t(70));
+        c.on_ack(&ack(t(70), 15));
+        // 1 Gbit/s at rtt_min 15 ms: 1,797,945.2 B → 1284.
+        assert_eq!(c.cwnd(), 1284);
     }
 
     #[test]
