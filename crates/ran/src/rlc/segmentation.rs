@@ -62,21 +62,44 @@ impl TxQueue {
     }
 
     /// Appends an SDU unless the buffer limit refuses it.
+    #[inline(always)]
     pub(crate) fn push(&mut self, now: SimTime, sdu: Sdu, stats: &mut RlcStats) -> Result<(), Sdu> {
-        assert!(sdu.bytes > 0, "RLC got an empty SDU (id {})", sdu.id);
+        // The fields go over in registers: an `Sdu` passed whole goes through memory,
+        // written field by field by the caller and read back here in one wide load, which
+        // the CPU cannot forward from those stores (a stall on every packet).
+        if self.push_fields(now, sdu.id, sdu.bytes, sdu.count, stats) {
+            Ok(())
+        } else {
+            Err(sdu)
+        }
+    }
+
+    /// [`Self::push`] of the SDU `id` of `bytes` with PDCP COUNT `count`: true if taken.
+    fn push_fields(
+        &mut self,
+        now: SimTime,
+        id: u64,
+        bytes: u32,
+        count: u32,
+        stats: &mut RlcStats,
+    ) -> bool {
+        assert!(bytes > 0, "RLC got an empty SDU (id {id})");
         stats.sdus_in += 1;
-        if self.limit_bytes > 0 && self.bytes + sdu.bytes as u64 > self.limit_bytes {
+        if self.limit_bytes > 0 && self.bytes + bytes as u64 > self.limit_bytes {
             stats.sdus_dropped += 1;
-            stats.bytes_dropped += sdu.bytes as u64;
-            return Err(sdu);
+            stats.bytes_dropped += bytes as u64;
+            return false;
         }
         if let Some(c) = &mut self.codel {
-            c.observe_packet(sdu.bytes as u64);
+            c.observe_packet(bytes as u64);
         }
-        self.bytes += sdu.bytes as u64;
-        self.long_sdus += (sdu.bytes > LI_MAX_BYTES) as u64;
-        self.sdus.push_back(QueuedSdu { sdu, arrival: now });
-        Ok(())
+        self.bytes += bytes as u64;
+        self.long_sdus += (bytes > LI_MAX_BYTES) as u64;
+        self.sdus.push_back(QueuedSdu {
+            sdu: Sdu { id, bytes, count },
+            arrival: now,
+        });
+        true
     }
 
     /// Appends an SDU whatever the buffer limit: PDCP data sent again by a handover
