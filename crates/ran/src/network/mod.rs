@@ -687,7 +687,6 @@ impl Ran {
         self.wake(to, now)
     }
 
-    /// Makes sure cell `c` runs a slot at the first boundary at or after `now`.
     /// The one-way delay between the sites of every pair of cells, `[a · cells + b]`:
     /// zero between two cells of one site, `delay(a, b)` between sites joined by a wired
     /// link (Xn/X2), else `default`. Shared by the handover's Xn and the dual-connectivity
@@ -711,6 +710,7 @@ impl Ran {
         m
     }
 
+    /// Makes sure cell `c` runs a slot at the first boundary at or after `now`.
     fn wake(&mut self, c: CellId, now: SimTime) -> Option<(CellId, SimTime)> {
         let cell = &mut self.cells[c.index()];
         let mut t = cell.radio.align(now);
