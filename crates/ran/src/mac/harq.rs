@@ -85,8 +85,9 @@ pub struct FeedbackCounts {
     pub dropped: u32,
 }
 
-/// Most processes an entity may have: the masks below are 64 bits (NR has at most 16
-/// per direction in Rel-15 [TS38321 §5.4.2.1], 32 in Rel-17; the presets use 8 to 20).
+/// Most processes an entity may have: the masks below are 64 bits. NR configures at most
+/// 16 per direction in Rel-15 (RRC's `nrofHARQ-ProcessesForPDSCH` [TS38331], 32 in later
+/// releases); the presets use 8 to 20.
 pub const MAX_PROCESSES: u8 = 64;
 
 /// The HARQ processes of one UE in one direction.
