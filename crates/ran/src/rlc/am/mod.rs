@@ -627,34 +627,45 @@ impl AmEntity {
             return;
         }
         let idx = (x - self.vr_r) as usize;
-        if self.rx_window.len() <= idx {
-            self.rx_window.resize(idx + 1, RxSlot::Missing);
-        }
         let (from, to) = (d.so, d.so + d.len);
-        let slot = &mut self.rx_window[idx];
-        let placed = match slot {
-            RxSlot::Complete(_) => false,
-            RxSlot::Missing => {
-                *slot = if d.is_segment() {
-                    RxSlot::Partial {
-                        pieces: d.pieces,
-                        total: d.total,
-                        got: vec![(from, to)],
-                    }
-                } else {
-                    RxSlot::Complete(d.pieces)
-                };
-                true
+        let first_part = |d: DataPdu| {
+            if d.is_segment() {
+                RxSlot::Partial {
+                    pieces: d.pieces,
+                    total: d.total,
+                    got: vec![(from, to)],
+                }
+            } else {
+                RxSlot::Complete(d.pieces)
             }
-            RxSlot::Partial { pieces, total, got } => {
-                if got.iter().any(|&(a, b)| a <= from && to <= b) {
-                    false
-                } else {
-                    insert_range(got, from, to);
-                    if got[..] == [(0, *total)] {
-                        *slot = RxSlot::Complete(pieces.clone());
-                    }
+        };
+        let placed = if idx >= self.rx_window.len() {
+            // Beyond the window's end (in order, usually right at it): the gap before it
+            // missing, then the PDU's own slot pushed as it is, not first written as
+            // missing and then overwritten (a wide reload of a value just stored).
+            if idx > self.rx_window.len() {
+                self.rx_window.resize(idx, RxSlot::Missing);
+            }
+            self.rx_window.push_back(first_part(d));
+            true
+        } else {
+            let slot = &mut self.rx_window[idx];
+            match slot {
+                RxSlot::Complete(_) => false,
+                RxSlot::Missing => {
+                    *slot = first_part(d);
                     true
+                }
+                RxSlot::Partial { pieces, total, got } => {
+                    if got.iter().any(|&(a, b)| a <= from && to <= b) {
+                        false
+                    } else {
+                        insert_range(got, from, to);
+                        if got[..] == [(0, *total)] {
+                            *slot = RxSlot::Complete(pieces.clone());
+                        }
+                        true
+                    }
                 }
             }
         };
