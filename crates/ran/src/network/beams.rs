@@ -80,14 +80,30 @@ pub(super) struct Beam {
     pub(super) share_db: f64,
 }
 
-/// A cell's beam toward one UE: where the UE was when it was aimed.
+/// A cell's beam toward one UE: where the UE was when it was aimed (`None`: not yet),
+/// and the share in dB last asked for.
 #[derive(Clone, Copy, Debug)]
 struct Aim {
-    at: [u64; 3],
+    at: Option<[u64; 3]>,
     bearing: Bearing,
     stamp: u64,
-    share_bits: u64,
+    share_bits: Option<u64>,
     share_db: f64,
+}
+
+impl Aim {
+    /// An entry for a UE the cell has not aimed at yet: `aim` fills it in as for a UE
+    /// that moved.
+    const UNAIMED: Aim = Aim {
+        at: None,
+        bearing: Bearing {
+            azimuth_deg: 0.0,
+            zenith_deg: 90.0,
+        },
+        stamp: 0,
+        share_bits: None,
+        share_db: 0.0,
+    };
 }
 
 /// The beams a cell has aimed, one entry per UE it ever sent to (entries are never
@@ -111,31 +127,20 @@ impl BeamTable {
         let e = match self.entry_of[ui] {
             Some(e) => e as usize,
             None => {
-                let e = self.aims.len();
-                self.entry_of[ui] = Some(e as u32);
-                self.stamp += 1;
-                self.aims.push(Aim {
-                    at: bits(ue),
-                    bearing: Bearing::between(cell, ue),
-                    stamp: self.stamp,
-                    share_bits: share.to_bits(),
-                    share_db: lin_to_db(share),
-                });
-                e
+                self.entry_of[ui] = Some(self.aims.len() as u32);
+                self.aims.push(Aim::UNAIMED);
+                self.aims.len() - 1
             }
         };
         let a = &mut self.aims[e];
-        if a.at != bits(ue) {
+        if a.at != Some(bits(ue)) {
             self.stamp += 1;
-            *a = Aim {
-                at: bits(ue),
-                bearing: Bearing::between(cell, ue),
-                stamp: self.stamp,
-                ..*a
-            };
+            a.at = Some(bits(ue));
+            a.bearing = Bearing::between(cell, ue);
+            a.stamp = self.stamp;
         }
-        if a.share_bits != share.to_bits() {
-            a.share_bits = share.to_bits();
+        if a.share_bits != Some(share.to_bits()) {
+            a.share_bits = Some(share.to_bits());
             a.share_db = lin_to_db(share);
         }
         Beam {
@@ -225,8 +230,14 @@ impl BeamGains {
 mod tests {
     use super::*;
 
+    /// A UE at `x` on the x axis, 1.5 m up.
     fn p(x: f64) -> Vec3 {
         Vec3 { x, y: 0.0, z: 1.5 }
+    }
+
+    /// A cell at `x` on the x axis, 10 m up.
+    fn site(x: f64) -> Vec3 {
+        Vec3 { x, y: 0.0, z: 10.0 }
     }
 
     #[test]
@@ -234,11 +245,7 @@ mod tests {
         // A cell 100 m east of the UE at 10 m: the UE sees it at azimuth 0°, the cell sees
         // the UE at 180°. After the UE moves to 100 m west of the cell, at 0° and 180°
         // swapped; back at the start, the first pair again.
-        let cell = Vec3 {
-            x: 100.0,
-            y: 0.0,
-            z: 10.0,
-        };
+        let cell = site(100.0);
         let mut m = Bearings::default();
         for (x, from_cell, from_ue) in [(0.0, 180.0, 0.0), (200.0, 0.0, 180.0), (0.0, 180.0, 0.0)] {
             m.at(p(x), 2);
@@ -254,11 +261,7 @@ mod tests {
 
     #[test]
     fn a_beam_is_restamped_exactly_when_its_ue_moves() {
-        let cell = Vec3 {
-            x: 0.0,
-            y: 0.0,
-            z: 10.0,
-        };
+        let cell = site(0.0);
         let mut t = BeamTable::default();
         let (u1, u2) = (UeId::from_index(1), UeId::from_index(4));
         let a = t.aim(u1, cell, p(50.0), 0.5);
@@ -281,11 +284,7 @@ mod tests {
 
     #[test]
     fn remembered_powers_are_the_computed_ones() {
-        let cell = Vec3 {
-            x: 0.0,
-            y: 0.0,
-            z: 10.0,
-        };
+        let cell = site(0.0);
         let array = PanelArray::of(64);
         let mut table = BeamTable::default();
         let mut memo = BeamGains::default();

@@ -130,15 +130,12 @@ pub fn tb_decoded(
     debug_assert_eq!(u * (1u64 << 53) as f64, (u * (1u64 << 53) as f64).floor());
     let _ = tb_bytes;
     let (threshold_db, sinr_eff_db) = (amc.threshold_db(mcs), chase_combined_sinr_db(sinr_db));
-    if sinr_eff_db.is_nan() {
-        return u >= 1.0; // `waterfall_tbler`'s certain loss
-    }
-    let z = waterfall_z(threshold_db, sinr_eff_db);
-    if Z_BELOW_GRID.contains(&z) {
+    // A NaN SINR gives a NaN z, never in the range: it takes the general path below.
+    if Z_BELOW_GRID.contains(&waterfall_z(threshold_db, sinr_eff_db)) {
         return u > 0.0;
     }
     // What `tb_error_prob` gives, from the combined SINR already computed.
-    u >= q_function(z)
+    u >= waterfall_tbler(threshold_db, sinr_eff_db)
 }
 
 #[cfg(test)]

@@ -277,24 +277,29 @@ mod tests {
         // for the inputs of its own ACK (1 Gbit/s and 20 ms give 1712, see above).
         // 2 Gbit/s: 2·2,397,260.27 = 4,794,520.5 B → 3424; rtt_min 15 ms at 2 Gbit/s:
         // 3,595,890.4 B → 2568; its λ branch 0.85 · 3,595,890.4 = 3,056,506.8 B → 2183.
-        let mut c = Controller::new(&CcParams::Xtcp(XtcpParams::default()), 1, SimTime::ZERO);
-        let t = SimTime::from_ms;
-        c.link_view(&view(12_500, 50_000, 20.0), t(50));
-        for (rtt, want) in [(20, 1712), (31, 1455), (20, 1712)] {
-            c.on_ack(&ack(t(50), rtt));
-            assert_eq!(c.cwnd(), want, "1 Gbit/s, RTT {rtt} ms");
-        }
-        c.link_view(&view(25_000, 60_000, 20.0), t(60));
-        c.on_ack(&ack(t(60), 20));
-        assert_eq!(c.cwnd(), 3424);
-        for (rtt, want) in [(15, 2568), (26, 2183), (15, 2568)] {
-            c.on_ack(&ack(t(60), rtt));
-            assert_eq!(c.cwnd(), want, "2 Gbit/s, RTT {rtt} ms");
-        }
-        c.link_view(&view(12_500, 70_000, 20.0), t(70));
-        c.on_ack(&ack(t(70), 15));
         // 1 Gbit/s at rtt_min 15 ms: 1,797,945.2 B → 1284.
-        assert_eq!(c.cwnd(), 1284);
+        let mut c = Controller::new(&CcParams::Xtcp(XtcpParams::default()), 1, SimTime::ZERO);
+        // (bytes per slot of the grants, instant in ms, RTT of the ACK in ms, window).
+        let steps = [
+            (12_500, 50, 20, 1712),
+            (12_500, 50, 31, 1455),
+            (12_500, 50, 20, 1712),
+            (25_000, 60, 20, 3424),
+            (25_000, 60, 15, 2568),
+            (25_000, 60, 26, 2183),
+            (25_000, 60, 15, 2568),
+            (12_500, 70, 15, 1284),
+        ];
+        for (tbs, at_ms, rtt, want) in steps {
+            let now = SimTime::from_ms(at_ms);
+            c.link_view(&view(tbs, at_ms * 1000, 20.0), now);
+            c.on_ack(&ack(now, rtt));
+            assert_eq!(
+                c.cwnd(),
+                want,
+                "{tbs} B per slot at {at_ms} ms, RTT {rtt} ms"
+            );
+        }
     }
 
     #[test]
