@@ -40,12 +40,25 @@ if [ ! -f "$stamp" ] || ! cmp -s requirements-dev.txt "$stamp"; then
     .venv/bin/python -m pip install --quiet -r requirements-dev.txt
     cp requirements-dev.txt "$stamp"
 fi
-echo "setup: building the mmtsim extension (release; log in .venv/build.log)"
-if ! VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH" \
-        .venv/bin/maturin develop --release > .venv/build.log 2>&1; then
-    tail -n 40 .venv/build.log >&2
-    echo "setup: building the extension failed (full log: .venv/build.log)" >&2
-    exit 1
+# Profile-guided by default (scripts/pgo.sh: about 15 % faster, same results); without
+# it where that cannot be done, or with MMTSIM_PGO=0.
+if [ "${MMTSIM_PGO:-1}" != 0 ]; then
+    echo "setup: building the mmtsim extension (release, profile-guided; log in .venv/build.log)"
+    if bash scripts/pgo.sh > .venv/build.log 2>&1; then
+        built=1
+    else
+        tail -n 5 .venv/build.log >&2
+        echo "setup: the profile-guided build failed (above); building without it" >&2
+    fi
+fi
+if [ -z "${built:-}" ]; then
+    echo "setup: building the mmtsim extension (release; log in .venv/build.log)"
+    if ! VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH" \
+            .venv/bin/maturin develop --release > .venv/build.log 2>&1; then
+        tail -n 40 .venv/build.log >&2
+        echo "setup: building the extension failed (full log: .venv/build.log)" >&2
+        exit 1
+    fi
 fi
 .venv/bin/python -c 'import mmtsim' || { echo "setup: the mmtsim build did not import" >&2; exit 1; }
 

@@ -206,3 +206,12 @@ def test_unknown_names_exit_2_and_write_nothing(tmp_path, args, words):
     assert not (tmp_path / "bench.json").exists()
     assert r.stdout == ""
 
+
+
+def test_a_run_records_how_the_extension_was_built():
+    # The figures depend on the build (profile-guided or not), so the results say which.
+    out = bench.run_benchmarks(["codel-4flows-100m-60s"])
+    assert out["build"] == mmtsim.__build__
+    assert out["build"] in ("pgo", "plain")
+    assert [r["name"] for r in out["benchmarks"]] == ["codel-4flows-100m-60s"]
+    assert out["benchmarks"][0]["sim_s_per_wall_s"] > 0

@@ -32,6 +32,8 @@ from .report import report
 from .summarize import SweepError, summarize
 
 __version__: str = _core.__version__
+#: How the extension was built: "pgo" (profile-guided, ``scripts/pgo.sh``) or "plain".
+__build__: str = _core.__build__
 
 __all__ = [
     "Cancelled",
@@ -51,4 +53,5 @@ __all__ = [
     "summarize",
     "validate",
     "__version__",
+    "__build__",
 ]

@@ -5,6 +5,7 @@ from typing import Any
 import numpy as np
 
 __version__: str
+__build__: str
 
 class MmtsimError(Exception): ...
 class ScenarioError(MmtsimError): ...

@@ -46,6 +46,7 @@ import sys
 import time
 from pathlib import Path
 
+from . import _core
 from .bench_grid import CELL_COUNTS, UE_COUNTS, grid
 
 #: Speed ratio below which a benchmark counts as "more than 2× slower than its baseline".
@@ -307,6 +308,8 @@ def run_benchmarks(names: list[str], repeat: int = 1) -> dict:
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
                     "python": platform.python_version(),
                     "load_average": list(os.getloadavg())},
+        # "pgo" (scripts/pgo.sh) or "plain": the figures depend on it.
+        "build": _core.__build__,
         "benchmarks": out,
     }
 

@@ -269,6 +269,9 @@ fn parse_duration(text: &str) -> PyResult<f64> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // How the extension was built: "pgo" from scripts/pgo.sh, else "plain". Benchmark
+    // figures depend on it (about 15 %), so `mmtsim bench` records it.
+    m.add("__build__", option_env!("MMTSIM_BUILD").unwrap_or("plain"))?;
     m.add("MmtsimError", m.py().get_type::<MmtsimError>())?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
