@@ -174,15 +174,17 @@ impl PiecePool {
     /// More unused lists than this are freed: a pool no bigger than a window needs.
     const MAX_FREE: usize = 1024;
 
-    /// A list holding a copy of `from`.
-    pub(crate) fn make(&mut self, from: &[Piece]) -> Pieces {
+    /// An empty list that nothing else holds, to be filled through `Rc::get_mut` (the
+    /// elements written in place: filled elsewhere and copied in, the copy was a call to
+    /// `memcpy` per PDU, 3 % of a ten-UE run).
+    pub(crate) fn take(&mut self) -> Pieces {
         let Some(mut p) = self.free.pop() else {
-            return Rc::new(from.to_vec());
+            return Rc::new(Vec::new());
         };
         // Only unshared lists are pooled, and a pool is never cloned with its lists.
-        let v = Rc::get_mut(&mut p).expect("a pooled list has no other holder");
-        v.clear();
-        v.extend_from_slice(from);
+        Rc::get_mut(&mut p)
+            .expect("a pooled list has no other holder")
+            .clear();
         p
     }
 
@@ -220,7 +222,10 @@ mod tests {
     #[test]
     fn a_list_comes_back_only_when_no_pdu_holds_it() {
         let mut pool = PiecePool::default();
-        let a = pool.make(&[piece(0), piece(1)]);
+        let mut a = pool.take();
+        Rc::get_mut(&mut a)
+            .expect("unshared")
+            .extend([piece(0), piece(1)]);
         let in_flight = a.clone();
         // The PDU on its way still holds it: the transmitter lets go, nothing is pooled.
         pool.recycle(a);
@@ -228,9 +233,11 @@ mod tests {
         let addr = Rc::as_ptr(&in_flight);
         pool.recycle(in_flight);
         assert_eq!(pool.free.len(), 1);
-        // The next PDU reuses that list, with its own content.
-        let b = pool.make(&[piece(7)]);
+        // The next PDU reuses that list, emptied, for its own content.
+        let mut b = pool.take();
         assert_eq!(Rc::as_ptr(&b), addr);
+        assert!(b.is_empty());
+        Rc::get_mut(&mut b).expect("unshared").push(piece(7));
         assert_eq!(*b, vec![piece(7)]);
         assert!(pool.free.is_empty());
     }

@@ -51,6 +51,7 @@ use super::{
 };
 use mmtsim_engine::SimTime;
 use std::collections::{BTreeSet, VecDeque};
+use std::rc::Rc;
 
 /// An AM data PDU or PDU segment as it crosses the air.
 #[derive(Clone, Debug)]
@@ -194,8 +195,6 @@ pub struct AmEntity {
     /// t-StatusProhibit deadline.
     status_prohibit_timer: Option<SimTime>,
 
-    /// Reused buffer for building data fields.
-    scratch: Vec<Piece>,
     /// Element lists of acknowledged PDUs, for new ones.
     piece_pool: PiecePool,
     stats: RlcStats,
@@ -237,7 +236,6 @@ impl AmEntity {
             status_requested: false,
             reordering_timer: None,
             status_prohibit_timer: None,
-            scratch: Vec::new(),
             piece_pool: PiecePool::default(),
             stats: RlcStats::default(),
         }
@@ -391,18 +389,16 @@ impl AmEntity {
     /// Builds a new PDU from the transmission buffer into at most `budget` bytes
     /// (`budget > fixed_header`). `None` if CoDel emptied the buffer.
     fn new_pdu(&mut self, now: SimTime, budget: u32) -> Option<Pdu> {
-        self.scratch.clear();
-        let data = self.txq.fill(
-            now,
-            budget - self.fixed_header,
-            &mut self.scratch,
-            &mut self.stats,
-        );
+        let mut pieces = self.piece_pool.take();
+        let list = Rc::get_mut(&mut pieces).expect("a list from the pool has no other holder");
+        let data = self
+            .txq
+            .fill(now, budget - self.fixed_header, list, &mut self.stats);
         if data == 0 {
+            self.piece_pool.recycle(pieces);
             return None;
         }
-        let header = self.fixed_header + li_bytes(self.scratch.len());
-        let pieces = self.piece_pool.make(&self.scratch);
+        let header = self.fixed_header + li_bytes(list.len());
         let sn = self.vt_s;
         self.vt_s += 1;
         self.tx_window.push_back(TxSlot {
