@@ -104,3 +104,14 @@ fn a_wired_flow_moves_packets_without_allocating() {
 fn ten_ues_in_a_cell_move_packets_without_allocating() {
     check("ran-10ues.toml", &[]);
 }
+
+#[test]
+fn one_ue_uplink_in_rlc_um_moves_packets_without_allocating() {
+    check(
+        "mmwave-2017.toml",
+        &[
+            "ran.ues.0.mobility.velocity_mps=[2, 0, 0]",
+            "ran.rlc.mode=\"um\"",
+        ],
+    );
+}

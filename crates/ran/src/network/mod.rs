@@ -284,7 +284,7 @@ impl Leg {
     fn new(cell: CellId, rlc: &RlcConfig, radio: &Radio) -> Leg {
         Leg {
             cell,
-            rlc: [Rlc::new(rlc), Rlc::new(rlc)],
+            rlc: Rlc::pair(rlc),
             harq: [radio.harq(), radio.harq()],
             los: false,
             sinr: [NO_SIGNAL_DB; 2],

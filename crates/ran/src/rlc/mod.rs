@@ -95,6 +95,22 @@ impl Rlc {
         }
     }
 
+    /// The two ends of one bearer, of `cfg.mode`: UM ends share their pool of PDU element
+    /// lists ([`um::SharedPool`]); AM ends each keep their own (a transmitter is the last
+    /// holder of its lists).
+    pub fn pair(cfg: &RlcConfig) -> [Rlc; 2] {
+        match cfg.mode {
+            RlcMode::Am => [Rlc::new(cfg), Rlc::new(cfg)],
+            RlcMode::Um => {
+                let pool = um::SharedPool::default();
+                [
+                    Rlc::Um(um::UmEntity::with_pool(cfg, pool.clone())),
+                    Rlc::Um(um::UmEntity::with_pool(cfg, pool)),
+                ]
+            }
+        }
+    }
+
     /// PDCP hands down an SDU to transmit. `Err(sdu)` if it was dropped (buffer full);
     /// counted in stats.
     pub fn send_sdu(&mut self, now: SimTime, sdu: Sdu) -> Result<(), Sdu> {

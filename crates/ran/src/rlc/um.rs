@@ -16,12 +16,18 @@
 //! Simplification: SNs are absolute (see the [`super`] module doc), so "outside the
 //! reordering window" below VR(UR) is simply SN < VR(UR).
 
-use super::{
-    li_bytes, Body, BufferStatus, Pdu, Piece, Reassembler, RlcConfig, RlcStats, Sdu, TxQueue,
-};
+use super::pdu::{PiecePool, Pieces};
+use super::{li_bytes, Body, BufferStatus, Pdu, Reassembler, RlcConfig, RlcStats, Sdu, TxQueue};
 use mmtsim_engine::SimTime;
+use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
+
+/// Element lists of the PDUs both ends of a UM bearer have finished with. In UM the
+/// receiver, not the transmitter, is a list's last holder, so the two ends share one pool:
+/// the receiver hands lists back, the transmitter fills them again, and a bearer moves
+/// packets without allocating.
+pub(crate) type SharedPool = Rc<RefCell<PiecePool>>;
 
 /// A UM data PDU as it crosses the air.
 #[derive(Clone, Debug)]
@@ -29,7 +35,7 @@ pub(crate) struct DataPdu {
     /// Absolute sequence number.
     pub(crate) sn: u64,
     /// Data-field elements.
-    pub(crate) pieces: Rc<[Piece]>,
+    pub(crate) pieces: Pieces,
 }
 
 impl DataPdu {
@@ -61,19 +67,25 @@ pub struct UmEntity {
     /// VR(UH): highest SN received + 1 (upper window edge).
     vr_uh: u64,
     /// PDUs VR(UR) ≤ SN < VR(UH) (a prefix of them), indexed by SN − VR(UR).
-    rx_buffer: VecDeque<Option<Rc<[Piece]>>>,
+    rx_buffer: VecDeque<Option<Pieces>>,
     reassembler: Reassembler,
     /// t-Reordering deadline.
     reordering_timer: Option<SimTime>,
 
-    /// Reused buffer for building data fields.
-    scratch: Vec<Piece>,
+    /// Element lists for new PDUs, and for those received once reassembled.
+    pool: SharedPool,
     stats: RlcStats,
 }
 
 impl UmEntity {
-    /// An entity configured by `cfg` (its `mode` is not checked; AM-only fields are ignored).
+    /// An entity configured by `cfg` (its `mode` is not checked; AM-only fields are ignored),
+    /// with a pool of its own.
     pub fn new(cfg: &RlcConfig) -> Self {
+        Self::with_pool(cfg, SharedPool::default())
+    }
+
+    /// An entity configured by `cfg` that shares `pool` with its peer (see [`SharedPool`]).
+    pub(crate) fn with_pool(cfg: &RlcConfig, pool: SharedPool) -> Self {
         cfg.validate();
         UmEntity {
             window: cfg.window(),
@@ -87,7 +99,7 @@ impl UmEntity {
             rx_buffer: VecDeque::new(),
             reassembler: Reassembler::default(),
             reordering_timer: None,
-            scratch: Vec::new(),
+            pool,
             stats: RlcStats::default(),
         }
     }
@@ -141,17 +153,16 @@ impl UmEntity {
     pub fn tx_opportunity(&mut self, now: SimTime, bytes: u32, out: &mut Vec<Pdu>) {
         let mut budget = bytes;
         while budget > self.fixed_header && !self.txq.is_empty() {
-            self.scratch.clear();
-            let data = self.txq.fill(
-                now,
-                budget - self.fixed_header,
-                &mut self.scratch,
-                &mut self.stats,
-            );
+            let mut pieces = self.pool.borrow_mut().take();
+            let list = Rc::get_mut(&mut pieces).expect("a list from the pool has no other holder");
+            let data = self
+                .txq
+                .fill(now, budget - self.fixed_header, list, &mut self.stats);
             if data == 0 {
+                self.pool.borrow_mut().recycle(pieces);
                 break;
             }
-            let pdu_bytes = self.fixed_header + li_bytes(self.scratch.len()) + data;
+            let pdu_bytes = self.fixed_header + li_bytes(list.len()) + data;
             debug_assert!(pdu_bytes <= budget);
             budget -= pdu_bytes;
             let sn = self.vt_us;
@@ -160,10 +171,7 @@ impl UmEntity {
             self.stats.bytes_sent += pdu_bytes as u64;
             out.push(Pdu {
                 bytes: pdu_bytes,
-                body: Body::UmData(DataPdu {
-                    sn,
-                    pieces: Rc::from(&self.scratch[..]),
-                }),
+                body: Body::UmData(DataPdu { sn, pieces }),
             });
         }
     }
@@ -178,6 +186,7 @@ impl UmEntity {
         // §5.1.2.2.2: discard duplicates and PDUs below VR(UR) (already reassembled past).
         if x < self.vr_ur || self.is_received(x) {
             self.stats.pdus_discarded += 1;
+            self.pool.borrow_mut().recycle(d.pieces);
             return;
         }
         // §5.1.2.2.3, first step: x beyond the window moves VR(UH); PDUs falling out of the
@@ -250,7 +259,10 @@ impl UmEntity {
     fn advance_ur(&mut self, to: u64, delivered: &mut Vec<Sdu>) {
         while self.vr_ur < to {
             match self.rx_buffer.pop_front() {
-                Some(Some(pieces)) => self.reassembler.push(&pieces, delivered, &mut self.stats),
+                Some(Some(pieces)) => {
+                    self.reassembler.push(&pieces, delivered, &mut self.stats);
+                    self.pool.borrow_mut().recycle(pieces);
+                }
                 Some(None) => {}
                 None => {
                     self.vr_ur = to;
