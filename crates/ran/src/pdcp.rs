@@ -637,7 +637,7 @@ mod tests {
             }
             let (mut now, mut next) = (SimTime::ZERO, start);
             for (jump, dt_ms, timer) in steps {
-                now = now + ms(dt_ms);
+                now += ms(dt_ms);
                 let count = next.wrapping_add(jump as u32);
                 if jump >= 0 {
                     next = next.wrapping_add(1);

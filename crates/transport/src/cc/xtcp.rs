@@ -101,8 +101,11 @@ pub struct Xtcp {
     /// The last target and what it was computed from (rate bits, rtt_min, mss, λ
     /// branch): the ACKs of one transport block share them, and the float chain was a
     /// twentieth of an X-TCP run.
-    memo: Option<((u64, SimTime, u32, bool), Option<u32>)>,
+    memo: Option<(TargetKey, Option<u32>)>,
 }
+
+/// What X-TCP's window target is computed from: (rate bits, rtt_min, mss, λ branch).
+type TargetKey = (u64, SimTime, u32, bool);
 
 impl Xtcp {
     /// X-TCP with `p`.
