@@ -48,8 +48,10 @@ impl Ran {
         let speed = ue.mobility.speed_mps(now);
         let mut rx = std::mem::take(&mut self.interf);
         rx.clear();
+        // Kept between measurements, as `rx`: a measurement instant allocates nothing.
+        let (mut los, mut others) = std::mem::take(&mut self.measure_scratch);
+        los.clear();
         let vehicles = self.traffic.boxes_at(now);
-        let mut los = Vec::with_capacity(ue.chans.len());
         for (g, ch) in ue.chans.iter_mut().enumerate() {
             let cell = &self.cells[g];
             let geo = cell.radio.los_geometric.then(|| {
@@ -61,7 +63,6 @@ impl Ran {
             los.push(s.los);
         }
         let outage = ue.outages.active(now);
-        let mut others = Vec::new();
         for (g, &p) in rx.iter().enumerate() {
             let radio = &self.cells[g].radio;
             if outage {
@@ -90,5 +91,6 @@ impl Ran {
             });
         }
         self.interf = rx;
+        self.measure_scratch = (los, others);
     }
 }

@@ -351,6 +351,8 @@ pub struct Ran {
     /// Emptied PDU lists of delivered blocks, reused for new ones (no allocation per block).
     pdu_lists: Vec<Vec<Pdu>>,
     interf: Vec<f64>,
+    /// A measurement's LOS flags and interferer powers (`measure.rs`), kept for the next.
+    measure_scratch: (Vec<bool>, Vec<f64>),
     /// The running cell's legs, copied at the start of its slot.
     slot_legs: Vec<(UeId, usize)>,
     /// Measurement-based handover, when on.
@@ -396,6 +398,7 @@ impl Ran {
             allocator: Default::default(),
             pdu_lists: Vec::new(),
             interf: Vec::new(),
+            measure_scratch: (Vec::new(), Vec::new()),
             slot_legs: Vec::new(),
             rlc_cfg: cfg.rlc.clone(),
             gains: Vec::new(),
