@@ -115,3 +115,13 @@ fn one_ue_uplink_in_rlc_um_moves_packets_without_allocating() {
         ],
     );
 }
+
+#[test]
+fn four_cells_with_measurement_handover_move_packets_without_allocating() {
+    check("square-10ues.toml", &[]);
+}
+
+#[test]
+fn an_mmcptp_download_moves_packets_without_allocating() {
+    check("mmcptp-blockage.toml", &[]);
+}

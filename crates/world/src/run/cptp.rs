@@ -38,7 +38,18 @@ fn newer(a: u16, b: u16) -> bool {
     (a.wrapping_sub(b) as i16) > 0
 }
 
+/// Emptied message lists kept for reuse (`Sim::cptp_hdr_lists`, `cptp_out_lists`): a few
+/// cover every nesting of the handlers, and a list given back beyond them is dropped.
+const LISTS_KEPT: usize = 8;
+
 impl Sim {
+    /// Gives an emptied message list back for reuse.
+    fn give_hdrs(&mut self, v: Vec<CptpHeader>) {
+        if self.cptp_hdr_lists.len() < LISTS_KEPT {
+            self.cptp_hdr_lists.push(v);
+        }
+    }
+
     fn cptp(&mut self, f: FlowId) -> &mut crate::build::CptpState {
         match &mut self.flows[f.index()].kind {
             FlowKind::Cptp(c) => c,
@@ -105,15 +116,18 @@ impl Sim {
 
     /// Sends what the proxy produced; if its egress queue held it back, wakes it when the
     /// queue has drained by half.
-    fn cptp_proxy_out(&mut self, now: SimTime, f: FlowId, outs: Vec<Out>) {
+    fn cptp_proxy_out(&mut self, now: SimTime, f: FlowId, mut outs: Vec<Out>) {
         let c = self.cptp(f);
         let (proxy, ue, server) = (c.proxy_node, c.ue_node, c.server);
-        for o in outs {
+        for o in outs.drain(..) {
             match o {
                 Out::ToUe(h) => self.cptp_send(now, f, proxy, ue, h),
                 Out::ToServer(h) => self.cptp_send(now, f, proxy, server, h),
                 Out::ToProxy(_) | Out::ToBs(_) => unreachable!("the proxy sends to UE and server"),
             }
+        }
+        if self.cptp_out_lists.len() < LISTS_KEPT {
+            self.cptp_out_lists.push(outs);
         }
         if self.cptp(f).proxy.blocked_by_budget() {
             if let Some(l) = self.cptp_proxy_egress(f) {
@@ -136,11 +150,11 @@ impl Sim {
     }
 
     /// Sends what the UE produced: requests to the proxy, ACKs to its serving site.
-    fn cptp_ue_out(&mut self, now: SimTime, f: FlowId, out: Vec<CptpHeader>) {
+    fn cptp_ue_out(&mut self, now: SimTime, f: FlowId, mut out: Vec<CptpHeader>) {
         let c = self.cptp(f);
         let (ue_node, proxy) = (c.ue_node, c.proxy_node);
         let site = self.cptp_site(f);
-        for h in out {
+        for h in out.drain(..) {
             let to = if matches!(h.msg, Msg::Request) {
                 proxy
             } else {
@@ -148,11 +162,12 @@ impl Sim {
             };
             self.cptp_send(now, f, ue_node, to, h);
         }
+        self.give_hdrs(out);
     }
 
     /// The UE's application asks for the content (the download's start).
     pub(super) fn cptp_start(&mut self, now: SimTime, f: FlowId) {
-        let mut out = Vec::new();
+        let mut out = self.cptp_hdr_lists.pop().unwrap_or_default();
         self.cptp(f).ue.start(now, &mut out);
         self.cptp_ue_out(now, f, out);
         self.cptp_arm(now, f);
@@ -167,7 +182,7 @@ impl Sim {
     /// `bytes` more were read from the server into the proxy's cache.
     pub(super) fn cptp_cached(&mut self, now: SimTime, f: FlowId, bytes: u64) {
         self.cptp_budget(now, f);
-        let mut outs = Vec::new();
+        let mut outs = self.cptp_out_lists.pop().unwrap_or_default();
         self.cptp(f).proxy.on_server_bytes(now, bytes, &mut outs);
         self.cptp_proxy_out(now, f, outs);
         self.cptp_arm(now, f);
@@ -189,7 +204,7 @@ impl Sim {
             unreachable!("checked by the caller")
         };
         let f = p.flow;
-        let mut ctrl = Vec::new();
+        let mut ctrl = self.cptp_hdr_lists.pop().unwrap_or_default();
         let c = self.cptp(f);
         let renew = match &c.bs {
             None => true,
@@ -214,9 +229,10 @@ impl Sim {
         b.on_data(now, &h, &mut ctrl);
         b.maybe_pull(now, &mut ctrl);
         let proxy = c.proxy_node;
-        for h in ctrl {
+        for h in ctrl.drain(..) {
             self.cptp_send(now, f, node, proxy, h);
         }
+        self.give_hdrs(ctrl);
         self.cptp_push(now, f);
     }
 
@@ -252,7 +268,7 @@ impl Sim {
         };
         let room = target.saturating_sub(lower).min(limit_room);
         let mut pushes = std::mem::take(&mut self.cptp_pushes);
-        let mut ctrl = Vec::new();
+        let mut ctrl = self.cptp_hdr_lists.pop().unwrap_or_default();
         let c = self.cptp(f);
         let (node, b) = c.bs.as_mut().expect("checked");
         let node = *node;
@@ -266,9 +282,10 @@ impl Sim {
         }
         b.maybe_pull(now, &mut ctrl);
         let (proxy, ue_node, session) = (c.proxy_node, c.ue_node, b.session());
-        for h in ctrl {
+        for h in ctrl.drain(..) {
             self.cptp_send(now, f, node, proxy, h);
         }
+        self.give_hdrs(ctrl);
         for p in pushes.drain(..) {
             let h = CptpHeader {
                 session,
@@ -344,7 +361,7 @@ impl Sim {
         match h.msg {
             Msg::Request => {
                 self.cptp_budget(now, f);
-                let mut outs = Vec::new();
+                let mut outs = self.cptp_out_lists.pop().unwrap_or_default();
                 self.cptp(f).proxy.on_request(now, &mut outs);
                 self.cptp_proxy_out(now, f, outs);
             }
@@ -363,7 +380,7 @@ impl Sim {
             }
             Msg::Pull { .. } | Msg::Sack { .. } | Msg::Nack { .. } => {
                 self.cptp_budget(now, f);
-                let mut outs = Vec::new();
+                let mut outs = self.cptp_out_lists.pop().unwrap_or_default();
                 let c = self.cptp(f);
                 match h.msg {
                     Msg::Pull { .. } => c.proxy.on_pull(now, &h, &mut outs),
@@ -389,7 +406,7 @@ impl Sim {
                 self.read_app(now, leg);
             }
             Msg::Data { .. } | Msg::Fail => {
-                let mut out = Vec::new();
+                let mut out = self.cptp_hdr_lists.pop().unwrap_or_default();
                 let c = self.cptp(f);
                 let bytes = match h.msg {
                     Msg::Data { .. } => c.ue.on_data(now, &h, &mut out),
@@ -480,7 +497,7 @@ impl Sim {
         if role == ROLE_PROXY_TX {
             c.timer_pending[ROLE_PROXY_TX as usize] = SimTime::NEVER;
             self.cptp_budget(now, f);
-            let mut outs = Vec::new();
+            let mut outs = self.cptp_out_lists.pop().unwrap_or_default();
             self.cptp(f).proxy.resume(now, &mut outs);
             self.cptp_proxy_out(now, f, outs);
             return self.cptp_arm(now, f);
@@ -507,9 +524,10 @@ impl Sim {
                     let mut ctrl = Vec::new();
                     b.on_timer(now, &mut ctrl);
                     let (node, proxy) = (*node, c.proxy_node);
-                    for h in ctrl {
+                    for h in ctrl.drain(..) {
                         self.cptp_send(now, f, node, proxy, h);
                     }
+                    self.give_hdrs(ctrl);
                     // A retransmission the timer queued goes out now.
                     return self.cptp_push(now, f);
                 }

@@ -167,6 +167,10 @@ struct Sim {
     cptp_hosts: Vec<bool>,
     /// Scratch for the packets a plug-in pushes (kept to save an allocation per push).
     cptp_pushes: Vec<mmtsim_transport::cptp::bs::Push>,
+    /// Emptied message lists of mmCPTP's roles, reused: a message list per packet
+    /// allocated once per packet (the UE's ACK to every data packet).
+    cptp_hdr_lists: Vec<Vec<mmtsim_net::cptp::CptpHeader>>,
+    cptp_out_lists: Vec<Vec<mmtsim_transport::cptp::proxy::Out>>,
     /// The bytes of an emulation's real packets (empty in a simulated run).
     ext: external::Payloads,
 }
@@ -325,6 +329,8 @@ fn build_sim(loaded: &Loaded, ctl: &RunControl) -> Result<(Sim, u64, Vec<String>
         cptp_flows: Vec::new(),
         cptp_hosts: Vec::new(),
         cptp_pushes: Vec::new(),
+        cptp_hdr_lists: Vec::new(),
+        cptp_out_lists: Vec::new(),
         ext: external::Payloads::default(),
     };
     sim.cptp_hosts = vec![false; b.nodes.len()];
