@@ -125,3 +125,9 @@ fn four_cells_with_measurement_handover_move_packets_without_allocating() {
 fn an_mmcptp_download_moves_packets_without_allocating() {
     check("mmcptp-blockage.toml", &[]);
 }
+
+#[test]
+fn dual_connectivity_moves_packets_without_allocating() {
+    check("train-dc.toml", &[]);
+    check("train-split.toml", &[]);
+}

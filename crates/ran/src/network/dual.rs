@@ -37,6 +37,7 @@
 //! coordination at the next report, with the data on LTE until the coordinator switches; a switch during
 //! another's X2 forwarding forwards the SDUs still on their way again from the PDCP's copies.
 
+use super::measure::Measured;
 use super::HandoverRecord;
 use super::{Leg, Ran, RanOutput};
 use crate::rlc::{Rlc, Sdu};
@@ -89,6 +90,10 @@ pub(super) struct DualState {
     /// Complete reports on their way to the anchor: (arrival, UE, SINR of each cell).
     reports: Vec<Report>,
     forwards: Vec<Forward>,
+    /// Emptied report lists and the measurement list, kept so that a report allocates
+    /// nothing.
+    spare: Vec<Vec<(CellId, f64)>>,
+    meas: Vec<Measured>,
 }
 
 impl DualState {
@@ -101,6 +106,8 @@ impl DualState {
             next_report: SimTime::ZERO,
             reports: Vec::new(),
             forwards: Vec::new(),
+            spare: Vec::new(),
+            meas: Vec::new(),
         }
     }
 
@@ -189,11 +196,13 @@ impl Ran {
         // Reports that reached the anchor, in arrival order.
         d.reports.sort_by_key(|r| (r.0, r.1));
         while d.reports.first().is_some_and(|r| r.0 <= now) {
-            let (_, ue, rep) = d.reports.remove(0);
-            let Some(st) = d.ues[ue.index()].as_mut() else {
-                continue;
-            };
-            if let Some(dec) = st.coord.on_report(now, &rep) {
+            let (_, ue, mut rep) = d.reports.remove(0);
+            let dec = d.ues[ue.index()]
+                .as_mut()
+                .and_then(|st| st.coord.on_report(now, &rep));
+            rep.clear();
+            d.spare.push(rep);
+            if let Some(dec) = dec {
                 self.execute(&mut d, now, ue, dec, out, &mut wakes);
             }
         }
@@ -203,7 +212,7 @@ impl Ran {
 
     /// Every dually connected UE's report of the cells on its secondary cell's carrier.
     fn report(&mut self, d: &mut DualState, now: SimTime) {
-        let mut meas = Vec::new();
+        let mut meas = std::mem::take(&mut d.meas);
         for u in 0..self.ues.len() {
             let ue = UeId::from_index(u);
             if self.ues[u].legs.len() < 2 || self.ues[u].trace.is_some() {
@@ -229,7 +238,7 @@ impl Ran {
             }
             let carrier = self.cells[secondary.index()].radio.num.carrier_hz;
             self.measure_cells(ue, now, &mut meas);
-            let mut rep = Vec::new();
+            let mut rep = d.spare.pop().unwrap_or_default();
             let mut delay = SimTime::ZERO;
             for (g, m) in meas.iter().enumerate() {
                 let c = CellId::from_index(g);
@@ -240,6 +249,7 @@ impl Ran {
             }
             d.reports.push((now + delay, ue, rep));
         }
+        d.meas = meas;
     }
 
     fn execute(
