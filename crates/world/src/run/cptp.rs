@@ -43,10 +43,29 @@ fn newer(a: u16, b: u16) -> bool {
 const LISTS_KEPT: usize = 8;
 
 impl Sim {
-    /// Gives an emptied message list back for reuse.
+    /// An empty message list for a role's headers (a reused one if any).
+    fn take_hdrs(&mut self) -> Vec<CptpHeader> {
+        self.cptp_hdr_lists.pop().unwrap_or_default()
+    }
+
+    /// Gives an emptied header list back for reuse.
     fn give_hdrs(&mut self, v: Vec<CptpHeader>) {
+        debug_assert!(v.is_empty());
         if self.cptp_hdr_lists.len() < LISTS_KEPT {
             self.cptp_hdr_lists.push(v);
+        }
+    }
+
+    /// An empty list for the proxy's output (a reused one if any).
+    fn take_outs(&mut self) -> Vec<Out> {
+        self.cptp_out_lists.pop().unwrap_or_default()
+    }
+
+    /// Gives an emptied output list back for reuse.
+    fn give_outs(&mut self, v: Vec<Out>) {
+        debug_assert!(v.is_empty());
+        if self.cptp_out_lists.len() < LISTS_KEPT {
+            self.cptp_out_lists.push(v);
         }
     }
 
@@ -126,9 +145,7 @@ impl Sim {
                 Out::ToProxy(_) | Out::ToBs(_) => unreachable!("the proxy sends to UE and server"),
             }
         }
-        if self.cptp_out_lists.len() < LISTS_KEPT {
-            self.cptp_out_lists.push(outs);
-        }
+        self.give_outs(outs);
         if self.cptp(f).proxy.blocked_by_budget() {
             if let Some(l) = self.cptp_proxy_egress(f) {
                 let dir = &mut self.links[l.index()].dir;
@@ -167,7 +184,7 @@ impl Sim {
 
     /// The UE's application asks for the content (the download's start).
     pub(super) fn cptp_start(&mut self, now: SimTime, f: FlowId) {
-        let mut out = self.cptp_hdr_lists.pop().unwrap_or_default();
+        let mut out = self.take_hdrs();
         self.cptp(f).ue.start(now, &mut out);
         self.cptp_ue_out(now, f, out);
         self.cptp_arm(now, f);
@@ -182,7 +199,7 @@ impl Sim {
     /// `bytes` more were read from the server into the proxy's cache.
     pub(super) fn cptp_cached(&mut self, now: SimTime, f: FlowId, bytes: u64) {
         self.cptp_budget(now, f);
-        let mut outs = self.cptp_out_lists.pop().unwrap_or_default();
+        let mut outs = self.take_outs();
         self.cptp(f).proxy.on_server_bytes(now, bytes, &mut outs);
         self.cptp_proxy_out(now, f, outs);
         self.cptp_arm(now, f);
@@ -204,7 +221,7 @@ impl Sim {
             unreachable!("checked by the caller")
         };
         let f = p.flow;
-        let mut ctrl = self.cptp_hdr_lists.pop().unwrap_or_default();
+        let mut ctrl = self.take_hdrs();
         let c = self.cptp(f);
         let renew = match &c.bs {
             None => true,
@@ -268,7 +285,7 @@ impl Sim {
         };
         let room = target.saturating_sub(lower).min(limit_room);
         let mut pushes = std::mem::take(&mut self.cptp_pushes);
-        let mut ctrl = self.cptp_hdr_lists.pop().unwrap_or_default();
+        let mut ctrl = self.take_hdrs();
         let c = self.cptp(f);
         let (node, b) = c.bs.as_mut().expect("checked");
         let node = *node;
@@ -361,7 +378,7 @@ impl Sim {
         match h.msg {
             Msg::Request => {
                 self.cptp_budget(now, f);
-                let mut outs = self.cptp_out_lists.pop().unwrap_or_default();
+                let mut outs = self.take_outs();
                 self.cptp(f).proxy.on_request(now, &mut outs);
                 self.cptp_proxy_out(now, f, outs);
             }
@@ -380,7 +397,7 @@ impl Sim {
             }
             Msg::Pull { .. } | Msg::Sack { .. } | Msg::Nack { .. } => {
                 self.cptp_budget(now, f);
-                let mut outs = self.cptp_out_lists.pop().unwrap_or_default();
+                let mut outs = self.take_outs();
                 let c = self.cptp(f);
                 match h.msg {
                     Msg::Pull { .. } => c.proxy.on_pull(now, &h, &mut outs),
@@ -406,7 +423,7 @@ impl Sim {
                 self.read_app(now, leg);
             }
             Msg::Data { .. } | Msg::Fail => {
-                let mut out = self.cptp_hdr_lists.pop().unwrap_or_default();
+                let mut out = self.take_hdrs();
                 let c = self.cptp(f);
                 let bytes = match h.msg {
                     Msg::Data { .. } => c.ue.on_data(now, &h, &mut out),
@@ -497,7 +514,7 @@ impl Sim {
         if role == ROLE_PROXY_TX {
             c.timer_pending[ROLE_PROXY_TX as usize] = SimTime::NEVER;
             self.cptp_budget(now, f);
-            let mut outs = self.cptp_out_lists.pop().unwrap_or_default();
+            let mut outs = self.take_outs();
             self.cptp(f).proxy.resume(now, &mut outs);
             self.cptp_proxy_out(now, f, outs);
             return self.cptp_arm(now, f);
