@@ -327,7 +327,7 @@ impl Ran {
             cell.legs.retain(|&(v, l)| (v, l) != (ue, 1));
             cell.deliveries.retain(|x| (x.ue, x.leg) != (ue, 1));
             let radio = &self.cells[h.to.index()].radio;
-            let fresh = Leg::new(h.to, &self.rlc_cfg, radio);
+            let fresh = Leg::new(h.to, &self.rlc_cfg, radio, &self.ues[u].pieces);
             let old = std::mem::replace(&mut self.ues[u].legs[1], fresh);
             let sdus = self.drain_leg(ue, old, out);
             if !h.from_lte {
@@ -398,7 +398,7 @@ impl Ran {
             .deliveries
             .retain(|x| (x.ue, x.leg) != (ue, from));
         let radio = &self.cells[cell.index()].radio;
-        let fresh = Leg::new(cell, &self.rlc_cfg, radio);
+        let fresh = Leg::new(cell, &self.rlc_cfg, radio, &self.ues[u].pieces);
         let old = std::mem::replace(&mut self.ues[u].legs[from], fresh);
         // The leg stays on its cell: keep what the cell's scheduler knows of the channel.
         let leg = &mut self.ues[u].legs[from];

@@ -379,7 +379,7 @@ impl Ran {
             cell.deliveries.retain(|d| (d.ue, d.leg) != (ue, 0));
         }
         let radio = &self.cells[target.index()].radio;
-        let fresh = Leg::new(target, &self.rlc_cfg, radio);
+        let fresh = Leg::new(target, &self.rlc_cfg, radio, &self.ues[u].pieces);
         let ue_state = &mut self.ues[u];
         let old = std::mem::replace(&mut ue_state.legs[0], fresh);
         for d in Direction::BOTH {

@@ -81,7 +81,7 @@ use crate::pdcp::{PdcpRx, PdcpTx};
 use crate::phy::amc::Amc;
 use crate::phy::numerology::Numerology;
 use crate::phy::tbs::TbsTable;
-use crate::rlc::{Pdu, Rlc, RlcConfig, RlcStats, Sdu};
+use crate::rlc::{Pdu, Rlc, RlcConfig, RlcStats, Sdu, SharedPool};
 use crate::rrc::{Algorithm, HandoverKind};
 use crate::view::UeView;
 use beams::{BeamGains, BeamTable, Bearings};
@@ -281,10 +281,11 @@ struct Leg {
 }
 
 impl Leg {
-    fn new(cell: CellId, rlc: &RlcConfig, radio: &Radio) -> Leg {
+    /// A leg to `cell` whose RLC entities draw on the UE's `pool` of element lists.
+    fn new(cell: CellId, rlc: &RlcConfig, radio: &Radio, pool: &SharedPool) -> Leg {
         Leg {
             cell,
-            rlc: Rlc::pair(rlc),
+            rlc: Rlc::pair(rlc, pool),
             harq: [radio.harq(), radio.harq()],
             los: false,
             sinr: [NO_SIGNAL_DB; 2],
@@ -319,6 +320,9 @@ struct Ue {
     positions: PositionHistory,
     /// The bearings to and from each cell at `position` (interference).
     bearings: Bearings,
+    /// The RLC PDU element lists of the UE's legs, kept across handovers, so that a new
+    /// leg does not allocate its working set of lists again.
+    pieces: SharedPool,
     /// `legs[0]`: the primary cell's; `legs[1]`: the secondary's, with dual connectivity.
     legs: Vec<Leg>,
     /// The bearer's PDCP entities, one per direction, shared by the legs.
@@ -437,10 +441,16 @@ impl Ran {
                 })
                 .collect();
             let id = UeId::from_index(i);
-            let mut legs = vec![Leg::new(u.cell, &cfg.rlc, &ran.cells[u.cell.index()].radio)];
+            let pieces = SharedPool::default();
+            let mut legs = vec![Leg::new(
+                u.cell,
+                &cfg.rlc,
+                &ran.cells[u.cell.index()].radio,
+                &pieces,
+            )];
             ran.cells[u.cell.index()].legs.push((id, 0));
             if let Some(c) = u.secondary.filter(|&c| c != u.cell) {
-                legs.push(Leg::new(c, &cfg.rlc, &ran.cells[c.index()].radio));
+                legs.push(Leg::new(c, &cfg.rlc, &ran.cells[c.index()].radio, &pieces));
                 ran.cells[c.index()].legs.push((id, 1));
             }
             let mut mobility = Mobility::new(
@@ -460,6 +470,7 @@ impl Ran {
                 position: Vec3::default(),
                 positions: PositionHistory::new(start),
                 bearings: Default::default(),
+                pieces,
                 legs,
                 pdcp_tx: [pdcp_tx(), pdcp_tx()],
                 pdcp_rx: [PdcpRx::new(&cfg.pdcp), PdcpRx::new(&cfg.pdcp)],
@@ -613,7 +624,7 @@ impl Ran {
         if u.legs.len() > 1 || u.legs[0].cell == to {
             return;
         }
-        let leg = Leg::new(to, &self.rlc_cfg, &self.cells[to.index()].radio);
+        let leg = Leg::new(to, &self.rlc_cfg, &self.cells[to.index()].radio, &u.pieces);
         self.cells[to.index()].legs.push((ue, 1));
         let u = &mut self.ues[ue.index()];
         u.legs.push(leg);

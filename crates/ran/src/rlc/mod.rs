@@ -70,6 +70,7 @@ mod pdu;
 mod segmentation;
 
 pub use config::{BufferStatus, CodelParams, RlcConfig, RlcMode, RlcStats};
+pub(crate) use pdu::SharedPool;
 pub(crate) use pdu::{li_bytes, Body, Piece};
 pub use pdu::{Pdu, PduKind, Sdu, LI_MAX_BYTES};
 pub(crate) use segmentation::{Reassembler, TxQueue};
@@ -95,19 +96,18 @@ impl Rlc {
         }
     }
 
-    /// The two ends of one bearer, of `cfg.mode`: UM ends share their pool of PDU element
-    /// lists ([`um::SharedPool`]); AM ends each keep their own (a transmitter is the last
-    /// holder of its lists).
-    pub fn pair(cfg: &RlcConfig) -> [Rlc; 2] {
+    /// The two ends of one bearer, of `cfg.mode`, sharing `pool`, a pool of PDU element
+    /// lists ([`SharedPool`]: whichever end lets go of a list last hands it back).
+    pub(crate) fn pair(cfg: &RlcConfig, pool: &SharedPool) -> [Rlc; 2] {
         match cfg.mode {
-            RlcMode::Am => [Rlc::new(cfg), Rlc::new(cfg)],
-            RlcMode::Um => {
-                let pool = um::SharedPool::default();
-                [
-                    Rlc::Um(um::UmEntity::with_pool(cfg, pool.clone())),
-                    Rlc::Um(um::UmEntity::with_pool(cfg, pool)),
-                ]
-            }
+            RlcMode::Am => [
+                Rlc::Am(am::AmEntity::with_pool(cfg, pool.clone())),
+                Rlc::Am(am::AmEntity::with_pool(cfg, pool.clone())),
+            ],
+            RlcMode::Um => [
+                Rlc::Um(um::UmEntity::with_pool(cfg, pool.clone())),
+                Rlc::Um(um::UmEntity::with_pool(cfg, pool.clone())),
+            ],
         }
     }
 

@@ -3,6 +3,7 @@
 //! of the LTE data PDU header (see the [`super`] module doc, "Header sizes").
 
 use super::{am, um};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 /// Largest length indicator, bytes: the LI field has 11 bits (TS 36.322 §6.2.2.5).
@@ -162,9 +163,7 @@ pub(super) fn li_cost(k: usize) -> u32 {
 pub(crate) type Pieces = Rc<Vec<Piece>>;
 
 /// Element lists no PDU holds any more, reused for new PDUs, so that building a PDU
-/// allocates nothing in steady state. AM's transmitter is the last holder of a list (it
-/// lets go when the PDU is acknowledged, after the receiver has reassembled it), so it
-/// recycles into its own pool.
+/// allocates nothing in steady state.
 #[derive(Debug, Default)]
 pub(crate) struct PiecePool {
     free: Vec<Pieces>,
@@ -188,6 +187,12 @@ impl PiecePool {
         p
     }
 
+    /// Lists waiting for reuse.
+    #[cfg(test)]
+    pub(crate) fn free_lists(&self) -> usize {
+        self.free.len()
+    }
+
     /// Takes `p` back if nothing else holds it (else only this holder lets go).
     pub(crate) fn recycle(&mut self, mut p: Pieces) {
         if self.free.len() < Self::MAX_FREE && Rc::get_mut(&mut p).is_some() {
@@ -195,6 +200,13 @@ impl PiecePool {
         }
     }
 }
+
+/// The pool both ends of a bearer share. Whichever holder of a list lets go last hands it
+/// back: in UM that is the receiver (once it has reassembled or discarded the PDU); in AM
+/// usually the transmitter (when the PDU is acknowledged), but the receiver when it holds
+/// a PDU above a gap that the peer's status report has already acknowledged. A pool of
+/// each end's own lost every list of the second kind, and the transmitter allocated anew.
+pub(crate) type SharedPool = Rc<RefCell<PiecePool>>;
 
 impl Clone for PiecePool {
     /// A copy of an entity starts with an empty pool: the lists it would share are held by

@@ -16,18 +16,11 @@
 //! Simplification: SNs are absolute (see the [`super`] module doc), so "outside the
 //! reordering window" below VR(UR) is simply SN < VR(UR).
 
-use super::pdu::{PiecePool, Pieces};
+use super::pdu::{Pieces, SharedPool};
 use super::{li_bytes, Body, BufferStatus, Pdu, Reassembler, RlcConfig, RlcStats, Sdu, TxQueue};
 use mmtsim_engine::SimTime;
-use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
-
-/// Element lists of the PDUs both ends of a UM bearer have finished with. In UM the
-/// receiver, not the transmitter, is a list's last holder, so the two ends share one pool:
-/// the receiver hands lists back, the transmitter fills them again, and a bearer moves
-/// packets without allocating.
-pub(crate) type SharedPool = Rc<RefCell<PiecePool>>;
 
 /// A UM data PDU as it crosses the air.
 #[derive(Clone, Debug)]

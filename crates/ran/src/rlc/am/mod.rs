@@ -45,7 +45,7 @@
 //!   would have with the current NACK count.
 //! - No ReportBufferStatusTimer: the MAC reads [`AmEntity::buffer_status`] when it needs it.
 
-use super::pdu::{PiecePool, Pieces};
+use super::pdu::{Pieces, SharedPool};
 use super::{
     li_bytes, Body, BufferStatus, Pdu, Piece, Reassembler, RlcConfig, RlcStats, Sdu, TxQueue,
 };
@@ -195,14 +195,19 @@ pub struct AmEntity {
     /// t-StatusProhibit deadline.
     status_prohibit_timer: Option<SimTime>,
 
-    /// Element lists of acknowledged PDUs, for new ones.
-    piece_pool: PiecePool,
+    /// Element lists both ends of the bearer have finished with, for new PDUs.
+    pool: SharedPool,
     stats: RlcStats,
 }
 
 impl AmEntity {
-    /// An entity configured by `cfg` (its `mode` is not checked).
+    /// An entity configured by `cfg` (its `mode` is not checked), with a pool of its own.
     pub fn new(cfg: &RlcConfig) -> Self {
+        Self::with_pool(cfg, SharedPool::default())
+    }
+
+    /// An entity configured by `cfg` that shares `pool` with its peer (see [`SharedPool`]).
+    pub(crate) fn with_pool(cfg: &RlcConfig, pool: SharedPool) -> Self {
         cfg.validate();
         AmEntity {
             window: cfg.window(),
@@ -236,7 +241,7 @@ impl AmEntity {
             status_requested: false,
             reordering_timer: None,
             status_prohibit_timer: None,
-            piece_pool: PiecePool::default(),
+            pool,
             stats: RlcStats::default(),
         }
     }
@@ -389,13 +394,13 @@ impl AmEntity {
     /// Builds a new PDU from the transmission buffer into at most `budget` bytes
     /// (`budget > fixed_header`). `None` if CoDel emptied the buffer.
     fn new_pdu(&mut self, now: SimTime, budget: u32) -> Option<Pdu> {
-        let mut pieces = self.piece_pool.take();
+        let mut pieces = self.pool.borrow_mut().take();
         let list = Rc::get_mut(&mut pieces).expect("a list from the pool has no other holder");
         let data = self
             .txq
             .fill(now, budget - self.fixed_header, list, &mut self.stats);
         if data == 0 {
-            self.piece_pool.recycle(pieces);
+            self.pool.borrow_mut().recycle(pieces);
             return None;
         }
         let header = self.fixed_header + li_bytes(list.len());
@@ -527,7 +532,7 @@ impl AmEntity {
         }
         slot.state = TxState::Acked;
         if let Some(p) = slot.pieces.take() {
-            self.piece_pool.recycle(p);
+            self.pool.borrow_mut().recycle(p);
         }
     }
 
@@ -620,6 +625,7 @@ impl AmEntity {
         let x = d.sn;
         if x < self.vr_r || x >= self.vr_r + self.window {
             self.stats.pdus_discarded += 1;
+            self.pool.borrow_mut().recycle(d.pieces);
             return;
         }
         let idx = (x - self.vr_r) as usize;
@@ -635,6 +641,9 @@ impl AmEntity {
                 RxSlot::Complete(d.pieces)
             }
         };
+        // A PDU that is not placed, or a segment whose slot keeps its own handle, is let go
+        // here: `spare` takes its list to the pool.
+        let mut spare = None;
         let placed = if idx >= self.rx_window.len() {
             // Beyond the window's end (in order, usually right at it): the gap before it
             // missing, then the PDU's own slot pushed as it is, not first written as
@@ -647,24 +656,30 @@ impl AmEntity {
         } else {
             let slot = &mut self.rx_window[idx];
             match slot {
-                RxSlot::Complete(_) => false,
+                RxSlot::Complete(_) => {
+                    spare = Some(d.pieces);
+                    false
+                }
                 RxSlot::Missing => {
                     *slot = first_part(d);
                     true
                 }
                 RxSlot::Partial { pieces, total, got } => {
-                    if got.iter().any(|&(a, b)| a <= from && to <= b) {
-                        false
-                    } else {
+                    let covered = got.iter().any(|&(a, b)| a <= from && to <= b);
+                    if !covered {
                         insert_range(got, from, to);
                         if got[..] == [(0, *total)] {
                             *slot = RxSlot::Complete(pieces.clone());
                         }
-                        true
                     }
+                    spare = Some(d.pieces);
+                    !covered
                 }
             }
         };
+        if let Some(p) = spare {
+            self.pool.borrow_mut().recycle(p);
+        }
         if !placed {
             self.stats.pdus_discarded += 1;
             return;
@@ -679,7 +694,9 @@ impl AmEntity {
             let discarded = self.stats.rx_sdus_discarded;
             while let Some(RxSlot::Complete(pieces)) = self.rx_window.front() {
                 self.reassembler.push(pieces, delivered, &mut self.stats);
-                self.rx_window.pop_front();
+                if let Some(RxSlot::Complete(pieces)) = self.rx_window.pop_front() {
+                    self.pool.borrow_mut().recycle(pieces);
+                }
                 self.vr_r += 1;
             }
             debug_assert_eq!(

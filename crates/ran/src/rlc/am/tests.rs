@@ -322,6 +322,47 @@ fn reordering_timer_reports_a_gap() {
     assert_eq!(receive(&mut b, ms(13), re), vec![1, 2]);
 }
 
+#[test]
+fn a_list_acknowledged_while_the_receiver_holds_it_comes_back_to_the_shared_pool() {
+    // The gap of `reordering_timer_reports_a_gap`, with both ends on one pool. SN 2 is
+    // acknowledged while B still holds it above the gap, so A cannot take its list back;
+    // B hands it back once SN 1 arrives and SN 2 is reassembled. With a pool per end that
+    // list was lost and A's next PDU allocated a new one.
+    let pool = SharedPool::default();
+    let mut a = AmEntity::with_pool(&cfg(), pool.clone());
+    let mut b = AmEntity::with_pool(
+        &RlcConfig {
+            t_status_prohibit: ms(1),
+            ..cfg()
+        },
+        pool.clone(),
+    );
+    let mut p = Vec::new();
+    for id in 0..3 {
+        a.send_sdu(ms(0), Sdu::new(id, 100)).unwrap();
+        p.extend(opportunity(&mut a, ms(0), 104));
+    }
+    let sn2 = p.pop().unwrap();
+    drop(p.pop());
+    assert_eq!(receive(&mut b, ms(1), p), vec![0]);
+    assert_eq!(receive(&mut b, ms(1), vec![sn2]), Vec::<u64>::new());
+    b.on_timer(ms(11), &mut Vec::new());
+    let st = opportunity(&mut b, ms(11), 100);
+    assert_eq!(st[0].status(), Some((3, &[1u64][..])));
+    // SN 0's list comes back (B reassembled it and let go); SN 2's is still B's.
+    receive(&mut a, ms(12), st);
+    assert_eq!(pool.borrow().free_lists(), 1);
+    let re = opportunity(&mut a, ms(12), 104);
+    assert_eq!(receive(&mut b, ms(13), re), vec![1, 2]);
+    // B let go of SN 2 last: its list is back. SN 1's comes with the next status.
+    assert_eq!(pool.borrow().free_lists(), 2);
+    b.on_timer(ms(13), &mut Vec::new());
+    let st = opportunity(&mut b, ms(14), 100);
+    assert_eq!(st[0].status(), Some((3, &[][..])));
+    receive(&mut a, ms(15), st);
+    assert_eq!(pool.borrow().free_lists(), 3);
+}
+
 // ---------------------------------------------------------------- (1) lossy air
 
 /// Two AM entities over an "air" that loses whole transport blocks with probability
