@@ -99,8 +99,8 @@ pub struct Args {
 /// The result of parsing: run, or print the usage.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Command {
-    /// Run with these arguments.
-    Run(Args),
+    /// Run with these arguments (boxed: they are large, and `Help` is nothing).
+    Run(Box<Args>),
     /// `--help`.
     Help,
 }
@@ -244,7 +244,7 @@ pub fn parse<I: IntoIterator<Item = String>>(argv: I) -> Result<Command, ArgErro
     if forward == ForwardRate::Constant(0) {
         return Err(ArgError("--rate-bps 0: expected a positive rate".into()));
     }
-    Ok(Command::Run(Args {
+    Ok(Command::Run(Box::new(Args {
         tun_snd,
         tun_rcv,
         forward,
@@ -256,7 +256,7 @@ pub fn parse<I: IntoIterator<Item = String>>(argv: I) -> Result<Command, ArgErro
         max_seconds: max_s,
         rt_priority: rt,
         judge_until_ns: judge_until,
-    }))
+    })))
 }
 
 impl Args {
@@ -363,7 +363,7 @@ mod tests {
     #[test]
     fn bad_arguments_are_named() {
         let err = |s: &str| parse(argv(s)).unwrap_err().0;
-        assert!(err(&format!("{BASE}")).contains("--rate-bps or --trace"));
+        assert!(err(BASE).contains("--rate-bps or --trace"));
         assert!(err(&format!("{BASE} --rate-bps 1 --trace x")).contains("exclude"));
         assert!(err(&format!("{BASE} --rate-bps 12Mbps")).contains("`12Mbps`"));
         assert!(err(&format!("{BASE} --rate-bps 1 --bogus")).contains("`--bogus`"));

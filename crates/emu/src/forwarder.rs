@@ -159,15 +159,15 @@ impl Forwarder {
                 }
                 return Err(e);
             }
-            for side in 0..2 {
-                if fds[side].revents & libc::POLLIN != 0 {
+            for (side, revents) in fds.map(|fd| fd.revents).into_iter().enumerate() {
+                if revents & libc::POLLIN != 0 {
                     self.read_from(side, &mut buf)?;
                 }
-                if fds[side].revents & (libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0 {
+                if revents & (libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0 {
                     return Err(io::Error::other(format!(
                         "TUN device {} failed (poll events {:#x})",
                         self.tuns[side].name(),
-                        fds[side].revents
+                        revents
                     )));
                 }
             }
