@@ -163,22 +163,79 @@ impl PanelArray {
     /// Gain toward `toward` of the beam steered at `beam`, relative to the peak gain, dB:
     /// 0 toward the beam's own direction (see the module doc for the formula).
     pub fn relative_gain_db(&self, beam: Bearing, toward: Bearing) -> f64 {
-        if self.elements() == 1 {
-            return 0.0;
-        }
-        let off_az = toward.azimuth_deg - beam.azimuth_deg;
-        let element = element_pattern_db(toward.zenith_deg, off_az)
-            - element_pattern_db(beam.zenith_deg, 0.0);
-        let (th, th0) = (toward.zenith_deg.to_radians(), beam.zenith_deg.to_radians());
-        let psi_h = std::f64::consts::PI * th.sin() * off_az.to_radians().sin();
-        let psi_v = std::f64::consts::PI * (th.cos() - th0.cos());
-        let af = array_factor(self.columns, psi_h) * array_factor(self.rows, psi_v);
-        element + lin_to_db(af)
+        self.relative_gain_steered_db(&self.steer(beam), &Sighting::new(toward))
     }
 
     /// Gain toward `toward` of the beam steered at `beam`, dB.
     pub fn gain_db(&self, beam: Bearing, toward: Bearing) -> f64 {
         self.peak_gain_db() + self.relative_gain_db(beam, toward)
+    }
+
+    /// This array's beam steered at `bearing`, with the terms of the gain formula that
+    /// depend on the beam alone.
+    pub fn steer(&self, bearing: Bearing) -> SteeredBeam {
+        SteeredBeam {
+            bearing,
+            array: *self,
+            peak_db: self.peak_gain_db(),
+            cos_zenith: bearing.zenith_deg.to_radians().cos(),
+            element_db: element_pattern_db(bearing.zenith_deg, 0.0),
+        }
+    }
+
+    /// [`Self::relative_gain_db`] of a beam and a direction whose own terms are already
+    /// computed: the same operations on the same values, so the same result to the bit.
+    pub fn relative_gain_steered_db(&self, beam: &SteeredBeam, toward: &Sighting) -> f64 {
+        debug_assert_eq!(beam.array, *self, "a beam steered by another array");
+        if self.elements() == 1 {
+            return 0.0;
+        }
+        let off_az = toward.bearing.azimuth_deg - beam.bearing.azimuth_deg;
+        let element = element_pattern_db(toward.bearing.zenith_deg, off_az) - beam.element_db;
+        let psi_h = std::f64::consts::PI * toward.sin_zenith * off_az.to_radians().sin();
+        let psi_v = std::f64::consts::PI * (toward.cos_zenith - beam.cos_zenith);
+        let af = array_factor(self.columns, psi_h) * array_factor(self.rows, psi_v);
+        element + lin_to_db(af)
+    }
+
+    /// [`Self::gain_db`] of a beam and a direction whose own terms are already computed.
+    pub fn gain_steered_db(&self, beam: &SteeredBeam, toward: &Sighting) -> f64 {
+        beam.peak_db + self.relative_gain_steered_db(beam, toward)
+    }
+}
+
+/// A beam of an array steered at a direction, with what the gain formula needs of the
+/// beam alone (its peak gain, cos θ0 and the element pattern A(θ0, 0)), computed once for
+/// a beam whose gain is asked toward many directions ([`PanelArray::steer`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SteeredBeam {
+    /// Where the beam points.
+    pub bearing: Bearing,
+    array: PanelArray,
+    peak_db: f64,
+    cos_zenith: f64,
+    element_db: f64,
+}
+
+/// A direction with the sine and cosine of its zenith angle, computed once for a
+/// direction toward which many beams' gains are asked.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sighting {
+    /// The direction.
+    pub bearing: Bearing,
+    sin_zenith: f64,
+    cos_zenith: f64,
+}
+
+impl Sighting {
+    /// `bearing` with its zenith angle's sine and cosine.
+    pub fn new(bearing: Bearing) -> Sighting {
+        let th = bearing.zenith_deg.to_radians();
+        Sighting {
+            bearing,
+            sin_zenith: th.sin(),
+            cos_zenith: th.cos(),
+        }
     }
 }
 
@@ -338,6 +395,37 @@ mod tests {
             -12.9566 - 0.794861 + 0.071006,
             1e-3,
         );
+    }
+
+    #[test]
+    fn a_steered_beam_gives_the_direct_gain_to_the_bit() {
+        // The precomputed terms must be the very values the direct formula computes: any
+        // reordering of the arithmetic would change the last bit somewhere on this grid.
+        for array in [PanelArray::of(64), PanelArray::of(16), PanelArray::of(32)] {
+            for (az0, zen0) in [(0.0, 90.0), (-123.4, 97.3), (45.0, 120.0), (179.9, 91.0)] {
+                let beam = array.steer(b(az0, zen0));
+                for k in 0..200 {
+                    let toward = b(-180.0 + 1.83 * k as f64, 60.0 + 0.31 * k as f64);
+                    let seen = Sighting::new(toward);
+                    let direct = array.peak_gain_db() + {
+                        let off_az = toward.azimuth_deg - az0;
+                        let element = element_pattern_db(toward.zenith_deg, off_az)
+                            - element_pattern_db(zen0, 0.0);
+                        let (th, th0) = (toward.zenith_deg.to_radians(), zen0.to_radians());
+                        let psi_h = std::f64::consts::PI * th.sin() * off_az.to_radians().sin();
+                        let psi_v = std::f64::consts::PI * (th.cos() - th0.cos());
+                        element
+                            + lin_to_db(
+                                array_factor(array.columns, psi_h)
+                                    * array_factor(array.rows, psi_v),
+                            )
+                    };
+                    let got = array.gain_steered_db(&beam, &seen);
+                    assert_eq!(got.to_bits(), direct.to_bits(), "{array:?} {k}");
+                    assert_eq!(got.to_bits(), array.gain_db(b(az0, zen0), toward).to_bits());
+                }
+            }
+        }
     }
 
     #[test]

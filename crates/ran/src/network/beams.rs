@@ -23,7 +23,7 @@
 //! results are those of computing every term afresh (tests below check each memo
 //! against the direct computation).
 
-use mmtsim_channel::antenna::{Bearing, PanelArray};
+use mmtsim_channel::antenna::{Bearing, PanelArray, Sighting, SteeredBeam};
 use mmtsim_channel::budget::{db_to_lin, lin_to_db};
 use mmtsim_channel::geometry::Vec3;
 use mmtsim_engine::ids::UeId;
@@ -40,13 +40,13 @@ pub(super) fn same(a: Bearing, b: Bearing) -> bool {
 }
 
 /// The bearings between a UE and each cell at the UE's position (a static UE asks for
-/// the same ones at every channel update): by cell, (the UE seen from the cell, the cell
-/// seen from the UE). Cells do not move.
+/// the same ones at every channel update): by cell, (the UE seen from the cell, with the
+/// trigonometry of its gain terms, and the cell seen from the UE). Cells do not move.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Bearings {
     /// The position they hold for, bit for bit.
     at: Option<[u64; 3]>,
-    by_cell: Vec<Option<(Bearing, Bearing)>>,
+    by_cell: Vec<Option<(Sighting, Bearing)>>,
 }
 
 impl Bearings {
@@ -61,9 +61,13 @@ impl Bearings {
 
     /// The bearings between cell `g` at `cell` and the UE at `ue` (the position of the
     /// last [`Self::at`]).
-    pub(super) fn get(&mut self, g: usize, cell: Vec3, ue: Vec3) -> (Bearing, Bearing) {
-        *self.by_cell[g]
-            .get_or_insert_with(|| (Bearing::between(cell, ue), Bearing::between(ue, cell)))
+    pub(super) fn get(&mut self, g: usize, cell: Vec3, ue: Vec3) -> (Sighting, Bearing) {
+        *self.by_cell[g].get_or_insert_with(|| {
+            (
+                Sighting::new(Bearing::between(cell, ue)),
+                Bearing::between(ue, cell),
+            )
+        })
     }
 }
 
@@ -74,18 +78,17 @@ pub(super) struct Beam {
     pub(super) entry: u32,
     /// Stamp of the beam's direction, unique within the cell.
     pub(super) stamp: u64,
-    /// Direction of the beam from the cell (toward the UE it served).
-    pub(super) bearing: Bearing,
+    /// The cell's array steered from the cell toward the UE it served.
+    pub(super) steered: SteeredBeam,
     /// Share of the slot's resource units, dB.
     pub(super) share_db: f64,
 }
 
-/// A cell's beam toward one UE: where the UE was when it was aimed (`None`: not yet),
-/// and the share in dB last asked for.
+/// A cell's beam toward one UE: where the UE was when it was aimed and the beam steered
+/// there (`None`: not yet), and the share in dB last asked for.
 #[derive(Clone, Copy, Debug)]
 struct Aim {
-    at: Option<[u64; 3]>,
-    bearing: Bearing,
+    at: Option<([u64; 3], SteeredBeam)>,
     stamp: u64,
     share_bits: Option<u64>,
     share_db: f64,
@@ -96,10 +99,6 @@ impl Aim {
     /// that moved.
     const UNAIMED: Aim = Aim {
         at: None,
-        bearing: Bearing {
-            azimuth_deg: 0.0,
-            zenith_deg: 90.0,
-        },
         stamp: 0,
         share_bits: None,
         share_db: 0.0,
@@ -118,8 +117,16 @@ pub(super) struct BeamTable {
 }
 
 impl BeamTable {
-    /// The cell at `cell` sends to UE `u` at `ue` on `share` of the slot's units.
-    pub(super) fn aim(&mut self, u: UeId, cell: Vec3, ue: Vec3, share: f64) -> Beam {
+    /// The cell at `cell`, with `array`, sends to UE `u` at `ue` on `share` of the slot's
+    /// units.
+    pub(super) fn aim(
+        &mut self,
+        u: UeId,
+        array: &PanelArray,
+        cell: Vec3,
+        ue: Vec3,
+        share: f64,
+    ) -> Beam {
         let ui = u.index();
         if self.entry_of.len() <= ui {
             self.entry_of.resize(ui + 1, None);
@@ -133,12 +140,16 @@ impl BeamTable {
             }
         };
         let a = &mut self.aims[e];
-        if a.at != Some(bits(ue)) {
-            self.stamp += 1;
-            a.at = Some(bits(ue));
-            a.bearing = Bearing::between(cell, ue);
-            a.stamp = self.stamp;
-        }
+        let steered = match a.at {
+            Some((at, steered)) if at == bits(ue) => steered,
+            _ => {
+                self.stamp += 1;
+                let steered = array.steer(Bearing::between(cell, ue));
+                a.at = Some((bits(ue), steered));
+                a.stamp = self.stamp;
+                steered
+            }
+        };
         if a.share_bits != Some(share.to_bits()) {
             a.share_bits = Some(share.to_bits());
             a.share_db = lin_to_db(share);
@@ -146,7 +157,7 @@ impl BeamTable {
         Beam {
             entry: e as u32,
             stamp: a.stamp,
-            bearing: a.bearing,
+            steered,
             share_db: a.share_db,
         }
     }
@@ -193,7 +204,7 @@ impl BeamGains {
         &mut self,
         array: &PanelArray,
         beam: &Beam,
-        toward: Bearing,
+        toward: &Sighting,
         base_dbm: f64,
     ) -> f64 {
         let e = beam.entry as usize;
@@ -203,7 +214,7 @@ impl BeamGains {
         let t = &mut self.terms[e];
         if t.stamp != beam.stamp {
             t.stamp = beam.stamp;
-            t.gain_db = array.gain_db(beam.bearing, toward);
+            t.gain_db = array.gain_steered_db(&beam.steered, toward);
         }
         let dbm = base_dbm + t.gain_db + beam.share_db;
         if t.dbm_bits != dbm.to_bits() {
@@ -250,11 +261,14 @@ mod tests {
         for (x, from_cell, from_ue) in [(0.0, 180.0, 0.0), (200.0, 0.0, 180.0), (0.0, 180.0, 0.0)] {
             m.at(p(x), 2);
             let (toward, to_cell) = m.get(1, cell, p(x));
-            assert_eq!(toward.azimuth_deg, from_cell, "UE at x = {x}");
+            assert_eq!(toward.bearing.azimuth_deg, from_cell, "UE at x = {x}");
             assert_eq!(to_cell.azimuth_deg, from_ue, "UE at x = {x}");
             assert_eq!(
                 (toward, to_cell),
-                (Bearing::between(cell, p(x)), Bearing::between(p(x), cell))
+                (
+                    Sighting::new(Bearing::between(cell, p(x))),
+                    Bearing::between(p(x), cell)
+                )
             );
         }
     }
@@ -263,23 +277,24 @@ mod tests {
     fn a_beam_is_restamped_exactly_when_its_ue_moves() {
         let cell = site(0.0);
         let mut t = BeamTable::default();
+        let array = PanelArray::of(64);
         let (u1, u2) = (UeId::from_index(1), UeId::from_index(4));
-        let a = t.aim(u1, cell, p(50.0), 0.5);
+        let a = t.aim(u1, &array, cell, p(50.0), 0.5);
         // The beam points at the UE, and its share is 10·log10(0.5) = −3.0103 dB.
-        assert_eq!(a.bearing, Bearing::between(cell, p(50.0)));
+        assert_eq!(a.steered, array.steer(Bearing::between(cell, p(50.0))));
         assert!((a.share_db + 3.0103).abs() < 1e-4);
         // Same position, other share: same direction and stamp.
-        let b = t.aim(u1, cell, p(50.0), 1.0);
+        let b = t.aim(u1, &array, cell, p(50.0), 1.0);
         assert_eq!((b.entry, b.stamp, b.share_db), (a.entry, a.stamp, 0.0));
         // Another UE: its own entry and stamp.
-        let c = t.aim(u2, cell, p(-50.0), 1.0);
+        let c = t.aim(u2, &array, cell, p(-50.0), 1.0);
         assert_ne!(c.entry, a.entry);
         assert_ne!(c.stamp, a.stamp);
         // The first UE moves by a nanometre: a new stamp for its entry.
-        let d = t.aim(u1, cell, p(50.0 + 1e-9), 1.0);
+        let d = t.aim(u1, &array, cell, p(50.0 + 1e-9), 1.0);
         assert_eq!(d.entry, a.entry);
         assert!(d.stamp != a.stamp && d.stamp != c.stamp);
-        assert_eq!(d.bearing, Bearing::between(cell, p(50.0 + 1e-9)));
+        assert_eq!(d.steered.bearing, Bearing::between(cell, p(50.0 + 1e-9)));
     }
 
     #[test]
@@ -289,6 +304,7 @@ mod tests {
         let mut table = BeamTable::default();
         let mut memo = BeamGains::default();
         let toward = Bearing::between(cell, p(-80.0));
+        let seen = Sighting::new(toward);
         let base_dbm = -70.25;
         // Five UEs, some moving, with changing shares, over rounds: every power is exactly
         // 10^((base + gain + share)/10) with the gain of the beam's current direction.
@@ -296,10 +312,10 @@ mod tests {
             for k in 0..5u32 {
                 let x = 20.0 + 15.0 * k as f64 + if k % 2 == 1 { round as f64 } else { 0.0 };
                 let share = [1.0, 0.5, 0.25][(round + k as usize) % 3];
-                let beam = table.aim(UeId::from_index(k as usize), cell, p(x), share);
+                let beam = table.aim(UeId::from_index(k as usize), &array, cell, p(x), share);
                 let direct = Bearing::between(cell, p(x));
                 let want = db_to_lin(base_dbm + array.gain_db(direct, toward) + lin_to_db(share));
-                let got = memo.power_mw(&array, &beam, toward, base_dbm);
+                let got = memo.power_mw(&array, &beam, &seen, base_dbm);
                 assert_eq!(got.to_bits(), want.to_bits(), "round {round}, UE {k}");
             }
             if round == 3 {

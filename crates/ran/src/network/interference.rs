@@ -69,7 +69,7 @@
 use super::beams::{same, Beam, BeamGains};
 use super::{Cell, Ran, Ue};
 use crate::config::Interference;
-use mmtsim_channel::antenna::Bearing;
+use mmtsim_channel::antenna::{Bearing, Sighting};
 use mmtsim_channel::budget::{db_to_lin, lin_to_db};
 use mmtsim_channel::geometry::Vec3;
 use mmtsim_engine::ids::UeId;
@@ -176,7 +176,7 @@ impl PositionHistory {
 /// An interfering cell's link to a UE's leg, fixed between two channel updates of the
 /// UE: (cell index, its power at the UE through the UE's beam and without any gNB array
 /// gain, dBm; the UE's direction from the cell).
-pub(super) type InterfererLink = (usize, f64, Bearing);
+pub(super) type InterfererLink = (usize, f64, Sighting);
 
 impl Ran {
     /// The interference powers at UE `u` on its leg `l` at `now`, mW each (the sum
@@ -191,19 +191,25 @@ impl Ran {
             Interference::FullBufferOmni => self.each_omni(u, l, |_, dbm| out.push(db_to_lin(dbm))),
             Interference::FullBuffer => {
                 for &(g, base_dbm, toward) in &self.ues[u.index()].legs[l].interferers {
-                    full_buffer(&self.cells[g], &self.ues, now, base_dbm, toward, out);
+                    full_buffer(
+                        &self.cells[g],
+                        &self.ues,
+                        now,
+                        base_dbm,
+                        toward.bearing,
+                        out,
+                    );
                 }
             }
             Interference::Active => {
                 let cells = &self.cells;
                 let leg = &mut self.ues[u.index()].legs[l];
                 let victim_slot = cells[leg.cell.index()].radio.slot;
-                for (&(g, base_dbm, toward), memo) in
-                    leg.interferers.iter().zip(&mut leg.beam_gains)
+                for ((g, base_dbm, toward), memo) in leg.interferers.iter().zip(&mut leg.beam_gains)
                 {
-                    let cell = &cells[g];
+                    let cell = &cells[*g];
                     for beam in cell.activity.at(now, victim_slot) {
-                        out.push(memo.power_mw(&cell.radio.gnb_array, beam, toward, base_dbm));
+                        out.push(memo.power_mw(&cell.radio.gnb_array, beam, toward, *base_dbm));
                     }
                 }
             }
@@ -233,7 +239,7 @@ impl Ran {
             // A memo stays valid while its interferer and the victim's direction from it do.
             let kept = links
                 .get(k)
-                .is_some_and(|&(og, _, ot)| og == g && same(ot, toward));
+                .is_some_and(|&(og, _, ot)| og == g && same(ot.bearing, toward.bearing));
             if k == memos.len() {
                 memos.push(BeamGains::default());
             }
@@ -320,10 +326,10 @@ mod tests {
         Beam {
             entry: k,
             stamp: k as u64 + 1,
-            bearing: Bearing {
+            steered: mmtsim_channel::antenna::PanelArray::of(64).steer(Bearing {
                 azimuth_deg,
                 zenith_deg: 95.0,
-            },
+            }),
             share_db,
         }
     }

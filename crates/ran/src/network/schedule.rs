@@ -240,9 +240,13 @@ impl Ran {
             // This slot's beam toward the UE, for the interference other cells see next.
             let cell = &mut self.cells[c.index()];
             let share = tb.units as f64 / cell.radio.num.units_per_slot as f64;
-            let beam = cell
-                .beams
-                .aim(u, cell.position, self.ues[u.index()].position, share);
+            let beam = cell.beams.aim(
+                u,
+                &cell.radio.gnb_array,
+                cell.position,
+                self.ues[u.index()].position,
+                share,
+            );
             cell.activity.record(beam);
         }
         let cell = &mut self.cells[c.index()];
