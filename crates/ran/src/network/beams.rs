@@ -10,6 +10,13 @@
 //! logarithms, TR 38.901 §7.3 [TR38901 §7.3]) and its power in milliwatts (a `pow`).
 //! A beam's direction changes only when the UE it serves moves, and the victim's
 //! direction only when the victim moves, so almost every term was computed before.
+//! Of a gain's functions, three and a logarithm depend on the beam alone or on the
+//! direction alone: they are computed when the beam is aimed (a steered beam) or the
+//! victim moves (a sighting), and a pair's gain costs five sines and a logarithm.
+//!
+//! What remains is the `pow`: a term's power changes with its beam's share of the slot,
+//! and with full buffers two thirds of the terms met a share other than the one before
+//! (a cache of a term's last eight powers would still miss in two of three of those).
 //!
 //! # How results stay the same
 //! Every remembered value is keyed on the exact bits of what it was computed from:
