@@ -208,6 +208,15 @@ impl PiecePool {
 /// each end's own lost every list of the second kind, and the transmitter allocated anew.
 pub(crate) type SharedPool = Rc<RefCell<PiecePool>>;
 
+/// Hands `p` back to `pool` if the caller is its last holder, else only lets go of it.
+/// The count is read first, so a holder that is not the last leaves the pool alone.
+#[inline]
+pub(crate) fn give_back(pool: &SharedPool, p: Pieces) {
+    if Rc::strong_count(&p) == 1 {
+        pool.borrow_mut().recycle(p);
+    }
+}
+
 impl Clone for PiecePool {
     /// A copy of an entity starts with an empty pool: the lists it would share are held by
     /// the original's PDUs.

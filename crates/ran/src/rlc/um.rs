@@ -16,7 +16,7 @@
 //! Simplification: SNs are absolute (see the [`super`] module doc), so "outside the
 //! reordering window" below VR(UR) is simply SN < VR(UR).
 
-use super::pdu::{Pieces, SharedPool};
+use super::pdu::{give_back, Pieces, SharedPool};
 use super::{li_bytes, Body, BufferStatus, Pdu, Reassembler, RlcConfig, RlcStats, Sdu, TxQueue};
 use mmtsim_engine::SimTime;
 use std::collections::VecDeque;
@@ -152,7 +152,7 @@ impl UmEntity {
                 .txq
                 .fill(now, budget - self.fixed_header, list, &mut self.stats);
             if data == 0 {
-                self.pool.borrow_mut().recycle(pieces);
+                give_back(&self.pool, pieces);
                 break;
             }
             let pdu_bytes = self.fixed_header + li_bytes(list.len()) + data;
@@ -179,7 +179,7 @@ impl UmEntity {
         // §5.1.2.2.2: discard duplicates and PDUs below VR(UR) (already reassembled past).
         if x < self.vr_ur || self.is_received(x) {
             self.stats.pdus_discarded += 1;
-            self.pool.borrow_mut().recycle(d.pieces);
+            give_back(&self.pool, d.pieces);
             return;
         }
         // §5.1.2.2.3, first step: x beyond the window moves VR(UH); PDUs falling out of the
@@ -254,7 +254,7 @@ impl UmEntity {
             match self.rx_buffer.pop_front() {
                 Some(Some(pieces)) => {
                     self.reassembler.push(&pieces, delivered, &mut self.stats);
-                    self.pool.borrow_mut().recycle(pieces);
+                    give_back(&self.pool, pieces);
                 }
                 Some(None) => {}
                 None => {

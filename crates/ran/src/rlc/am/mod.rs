@@ -45,7 +45,7 @@
 //!   would have with the current NACK count.
 //! - No ReportBufferStatusTimer: the MAC reads [`AmEntity::buffer_status`] when it needs it.
 
-use super::pdu::{Pieces, SharedPool};
+use super::pdu::{give_back, Pieces, SharedPool};
 use super::{
     li_bytes, Body, BufferStatus, Pdu, Piece, Reassembler, RlcConfig, RlcStats, Sdu, TxQueue,
 };
@@ -400,7 +400,7 @@ impl AmEntity {
             .txq
             .fill(now, budget - self.fixed_header, list, &mut self.stats);
         if data == 0 {
-            self.pool.borrow_mut().recycle(pieces);
+            give_back(&self.pool, pieces);
             return None;
         }
         let header = self.fixed_header + li_bytes(list.len());
@@ -532,7 +532,7 @@ impl AmEntity {
         }
         slot.state = TxState::Acked;
         if let Some(p) = slot.pieces.take() {
-            self.pool.borrow_mut().recycle(p);
+            give_back(&self.pool, p);
         }
     }
 
@@ -625,7 +625,7 @@ impl AmEntity {
         let x = d.sn;
         if x < self.vr_r || x >= self.vr_r + self.window {
             self.stats.pdus_discarded += 1;
-            self.pool.borrow_mut().recycle(d.pieces);
+            give_back(&self.pool, d.pieces);
             return;
         }
         let idx = (x - self.vr_r) as usize;
@@ -678,7 +678,7 @@ impl AmEntity {
             }
         };
         if let Some(p) = spare {
-            self.pool.borrow_mut().recycle(p);
+            give_back(&self.pool, p);
         }
         if !placed {
             self.stats.pdus_discarded += 1;
@@ -695,7 +695,7 @@ impl AmEntity {
             while let Some(RxSlot::Complete(pieces)) = self.rx_window.front() {
                 self.reassembler.push(pieces, delivered, &mut self.stats);
                 if let Some(RxSlot::Complete(pieces)) = self.rx_window.pop_front() {
-                    self.pool.borrow_mut().recycle(pieces);
+                    give_back(&self.pool, pieces);
                 }
                 self.vr_r += 1;
             }
