@@ -206,6 +206,8 @@ impl PiecePool {
 /// usually the transmitter (when the PDU is acknowledged), but the receiver when it holds
 /// a PDU above a gap that the peer's status report has already acknowledged. A pool of
 /// each end's own lost every list of the second kind, and the transmitter allocated anew.
+/// The RAN keeps one per UE, for all its legs, so that lists outlive a handover; a copy
+/// of an entity shares its pool (a pool is not `Clone`, so its lists are never copied).
 pub(crate) type SharedPool = Rc<RefCell<PiecePool>>;
 
 /// Hands `p` back to `pool` if the caller is its last holder, else only lets go of it.
@@ -214,14 +216,6 @@ pub(crate) type SharedPool = Rc<RefCell<PiecePool>>;
 pub(crate) fn give_back(pool: &SharedPool, p: Pieces) {
     if Rc::strong_count(&p) == 1 {
         pool.borrow_mut().recycle(p);
-    }
-}
-
-impl Clone for PiecePool {
-    /// A copy of an entity starts with an empty pool: the lists it would share are held by
-    /// the original's PDUs.
-    fn clone(&self) -> Self {
-        PiecePool::default()
     }
 }
 
