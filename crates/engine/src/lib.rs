@@ -7,6 +7,7 @@
 //! - [`ids`]: the identities of a run's objects (nodes, links, sites, cells, UEs, flows).
 //! - [`rng`]: one master seed per run, split into independent named streams.
 //! - [`metrics`]: recorders the layers share (delay samples).
+//! - [`spares`]: emptied lists kept for reuse, so that per-packet lists allocate nothing.
 //!
 //! # Ordering contract
 //! Events are popped in increasing `(time, class, sequence)` order:
@@ -35,6 +36,7 @@ pub mod ids;
 pub mod metrics;
 pub mod queue;
 pub mod rng;
+pub mod spares;
 pub mod time;
 
 pub use queue::EventQueue;

@@ -44,6 +44,7 @@ use crate::rlc::{Rlc, Sdu};
 use crate::rrc::dual::{Coordinator, Decision, DualConfig};
 use crate::rrc::HandoverKind;
 use mmtsim_engine::ids::{CellId, NodeId, UeId};
+use mmtsim_engine::spares::Spares;
 use mmtsim_engine::SimTime;
 use mmtsim_net::Direction;
 
@@ -92,7 +93,7 @@ pub(super) struct DualState {
     forwards: Vec<Forward>,
     /// Emptied report lists and the measurement list, kept so that a report allocates
     /// nothing.
-    spare: Vec<Vec<(CellId, f64)>>,
+    spare: Spares<(CellId, f64)>,
     meas: Vec<Measured>,
 }
 
@@ -106,7 +107,7 @@ impl DualState {
             next_report: SimTime::ZERO,
             reports: Vec::new(),
             forwards: Vec::new(),
-            spare: Vec::new(),
+            spare: Spares::new(usize::MAX),
             meas: Vec::new(),
         }
     }
@@ -201,7 +202,7 @@ impl Ran {
                 .as_mut()
                 .and_then(|st| st.coord.on_report(now, &rep));
             rep.clear();
-            d.spare.push(rep);
+            d.spare.give(rep);
             if let Some(dec) = dec {
                 self.execute(&mut d, now, ue, dec, out, &mut wakes);
             }
@@ -238,7 +239,7 @@ impl Ran {
             }
             let carrier = self.cells[secondary.index()].radio.num.carrier_hz;
             self.measure_cells(ue, now, &mut meas);
-            let mut rep = d.spare.pop().unwrap_or_default();
+            let mut rep = d.spare.take();
             let mut delay = SimTime::ZERO;
             for (g, m) in meas.iter().enumerate() {
                 let c = CellId::from_index(g);

@@ -95,6 +95,7 @@ use mmtsim_channel::mobility::Mobility;
 use mmtsim_channel::sinr_trace::SinrTrace;
 use mmtsim_channel::vehicles::Traffic;
 use mmtsim_engine::ids::{CellId, NodeId, UeId};
+use mmtsim_engine::spares::Spares;
 use mmtsim_engine::{RngStreams, SimRng, SimTime};
 use mmtsim_net::{linkview::LinkView, Direction};
 use std::collections::VecDeque;
@@ -352,8 +353,9 @@ pub struct Ran {
     alloc_out: Vec<u16>,
     /// The scheduler's working lists, kept between slots.
     allocator: crate::mac::scheduler::Allocator,
-    /// Emptied PDU lists of delivered blocks, reused for new ones (no allocation per block).
-    pdu_lists: Vec<Vec<Pdu>>,
+    /// Emptied PDU lists of delivered blocks, reused for new ones (no allocation per block;
+    /// as many as blocks in flight, so none is dropped).
+    pdu_lists: Spares<Pdu>,
     interf: Vec<f64>,
     /// A measurement's LOS flags and interferer powers (`measure.rs`), kept for the next.
     measure_scratch: (Vec<bool>, Vec<f64>),
@@ -400,7 +402,7 @@ impl Ran {
             cand_key: Vec::new(),
             alloc_out: Vec::new(),
             allocator: Default::default(),
-            pdu_lists: Vec::new(),
+            pdu_lists: Spares::new(usize::MAX),
             interf: Vec::new(),
             measure_scratch: (Vec::new(), Vec::new()),
             slot_legs: Vec::new(),

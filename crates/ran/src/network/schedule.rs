@@ -186,7 +186,7 @@ impl Ran {
         };
         let duty = num.duplex.share(kind);
         let slot = radio.slot;
-        let mut pdus = self.pdu_lists.pop().unwrap_or_default();
+        let mut pdus = self.pdu_lists.take();
         let ue = &mut self.ues[u.index()];
         if d == Direction::Uplink {
             ue.legs[l].ul_granted.push_back((now, tbs as u64));
@@ -206,7 +206,7 @@ impl Ran {
         let leg = &mut ue.legs[l];
         leg.rlc_tx(d).tx_opportunity(now, tbs, &mut pdus);
         if pdus.is_empty() {
-            self.pdu_lists.push(pdus);
+            self.pdu_lists.give(pdus);
             return 0;
         }
         let Some(pid) = leg.harq[d.index()].free_process() else {

@@ -110,7 +110,7 @@ impl Ran {
                     .rlc_rx(dv.dir)
                     .receive_pdu(now, pdu, &mut self.sdus);
             }
-            self.pdu_lists.push(dv.pdus);
+            self.pdu_lists.give(dv.pdus);
             Self::up(
                 now,
                 ue,

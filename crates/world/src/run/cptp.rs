@@ -38,37 +38,11 @@ fn newer(a: u16, b: u16) -> bool {
     (a.wrapping_sub(b) as i16) > 0
 }
 
-/// Emptied message lists kept for reuse (`Sim::cptp_hdr_lists`, `cptp_out_lists`): a few
-/// cover every nesting of the handlers, and a list given back beyond them is dropped.
-const LISTS_KEPT: usize = 8;
+/// Emptied message lists kept for reuse (`Sim::cptp_hdrs`, `cptp_outs`): a few cover
+/// every nesting of the handlers, and a list given back beyond them is dropped.
+pub(super) const LISTS_KEPT: usize = 8;
 
 impl Sim {
-    /// An empty message list for a role's headers (a reused one if any).
-    fn take_hdrs(&mut self) -> Vec<CptpHeader> {
-        self.cptp_hdr_lists.pop().unwrap_or_default()
-    }
-
-    /// Gives an emptied header list back for reuse.
-    fn give_hdrs(&mut self, v: Vec<CptpHeader>) {
-        debug_assert!(v.is_empty());
-        if self.cptp_hdr_lists.len() < LISTS_KEPT {
-            self.cptp_hdr_lists.push(v);
-        }
-    }
-
-    /// An empty list for the proxy's output (a reused one if any).
-    fn take_outs(&mut self) -> Vec<Out> {
-        self.cptp_out_lists.pop().unwrap_or_default()
-    }
-
-    /// Gives an emptied output list back for reuse.
-    fn give_outs(&mut self, v: Vec<Out>) {
-        debug_assert!(v.is_empty());
-        if self.cptp_out_lists.len() < LISTS_KEPT {
-            self.cptp_out_lists.push(v);
-        }
-    }
-
     fn cptp(&mut self, f: FlowId) -> &mut crate::build::CptpState {
         match &mut self.flows[f.index()].kind {
             FlowKind::Cptp(c) => c,
@@ -145,7 +119,7 @@ impl Sim {
                 Out::ToProxy(_) | Out::ToBs(_) => unreachable!("the proxy sends to UE and server"),
             }
         }
-        self.give_outs(outs);
+        self.cptp_outs.give(outs);
         if self.cptp(f).proxy.blocked_by_budget() {
             if let Some(l) = self.cptp_proxy_egress(f) {
                 let dir = &mut self.links[l.index()].dir;
@@ -179,12 +153,12 @@ impl Sim {
             };
             self.cptp_send(now, f, ue_node, to, h);
         }
-        self.give_hdrs(out);
+        self.cptp_hdrs.give(out);
     }
 
     /// The UE's application asks for the content (the download's start).
     pub(super) fn cptp_start(&mut self, now: SimTime, f: FlowId) {
-        let mut out = self.take_hdrs();
+        let mut out = self.cptp_hdrs.take();
         self.cptp(f).ue.start(now, &mut out);
         self.cptp_ue_out(now, f, out);
         self.cptp_arm(now, f);
@@ -199,7 +173,7 @@ impl Sim {
     /// `bytes` more were read from the server into the proxy's cache.
     pub(super) fn cptp_cached(&mut self, now: SimTime, f: FlowId, bytes: u64) {
         self.cptp_budget(now, f);
-        let mut outs = self.take_outs();
+        let mut outs = self.cptp_outs.take();
         self.cptp(f).proxy.on_server_bytes(now, bytes, &mut outs);
         self.cptp_proxy_out(now, f, outs);
         self.cptp_arm(now, f);
@@ -221,7 +195,7 @@ impl Sim {
             unreachable!("checked by the caller")
         };
         let f = p.flow;
-        let mut ctrl = self.take_hdrs();
+        let mut ctrl = self.cptp_hdrs.take();
         let c = self.cptp(f);
         let renew = match &c.bs {
             None => true,
@@ -249,7 +223,7 @@ impl Sim {
         for h in ctrl.drain(..) {
             self.cptp_send(now, f, node, proxy, h);
         }
-        self.give_hdrs(ctrl);
+        self.cptp_hdrs.give(ctrl);
         self.cptp_push(now, f);
     }
 
@@ -285,7 +259,7 @@ impl Sim {
         };
         let room = target.saturating_sub(lower).min(limit_room);
         let mut pushes = std::mem::take(&mut self.cptp_pushes);
-        let mut ctrl = self.take_hdrs();
+        let mut ctrl = self.cptp_hdrs.take();
         let c = self.cptp(f);
         let (node, b) = c.bs.as_mut().expect("checked");
         let node = *node;
@@ -302,7 +276,7 @@ impl Sim {
         for h in ctrl.drain(..) {
             self.cptp_send(now, f, node, proxy, h);
         }
-        self.give_hdrs(ctrl);
+        self.cptp_hdrs.give(ctrl);
         for p in pushes.drain(..) {
             let h = CptpHeader {
                 session,
@@ -378,7 +352,7 @@ impl Sim {
         match h.msg {
             Msg::Request => {
                 self.cptp_budget(now, f);
-                let mut outs = self.take_outs();
+                let mut outs = self.cptp_outs.take();
                 self.cptp(f).proxy.on_request(now, &mut outs);
                 self.cptp_proxy_out(now, f, outs);
             }
@@ -397,7 +371,7 @@ impl Sim {
             }
             Msg::Pull { .. } | Msg::Sack { .. } | Msg::Nack { .. } => {
                 self.cptp_budget(now, f);
-                let mut outs = self.take_outs();
+                let mut outs = self.cptp_outs.take();
                 let c = self.cptp(f);
                 match h.msg {
                     Msg::Pull { .. } => c.proxy.on_pull(now, &h, &mut outs),
@@ -423,7 +397,7 @@ impl Sim {
                 self.read_app(now, leg);
             }
             Msg::Data { .. } | Msg::Fail => {
-                let mut out = self.take_hdrs();
+                let mut out = self.cptp_hdrs.take();
                 let c = self.cptp(f);
                 let bytes = match h.msg {
                     Msg::Data { .. } => c.ue.on_data(now, &h, &mut out),
@@ -514,7 +488,7 @@ impl Sim {
         if role == ROLE_PROXY_TX {
             c.timer_pending[ROLE_PROXY_TX as usize] = SimTime::NEVER;
             self.cptp_budget(now, f);
-            let mut outs = self.take_outs();
+            let mut outs = self.cptp_outs.take();
             self.cptp(f).proxy.resume(now, &mut outs);
             self.cptp_proxy_out(now, f, outs);
             return self.cptp_arm(now, f);
@@ -544,7 +518,7 @@ impl Sim {
                     for h in ctrl.drain(..) {
                         self.cptp_send(now, f, node, proxy, h);
                     }
-                    self.give_hdrs(ctrl);
+                    self.cptp_hdrs.give(ctrl);
                     // A retransmission the timer queued goes out now.
                     return self.cptp_push(now, f);
                 }

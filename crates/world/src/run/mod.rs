@@ -20,6 +20,7 @@ use crate::topology::{Forwarding, Topology};
 pub use external::ExternalCounts;
 use mmtsim_engine::ids::{CellId, FlowId, LinkId, NodeId, UeId};
 use mmtsim_engine::queue::{CLASS_EARLY, CLASS_LATE};
+use mmtsim_engine::spares::Spares;
 use mmtsim_engine::{EventQueue, SimTime};
 use mmtsim_net::link::LinkOutput;
 use mmtsim_net::packet::{Packet, TcpHeader};
@@ -169,8 +170,8 @@ struct Sim {
     cptp_pushes: Vec<mmtsim_transport::cptp::bs::Push>,
     /// Emptied message lists of mmCPTP's roles, reused: a message list per packet
     /// allocated once per packet (the UE's ACK to every data packet).
-    cptp_hdr_lists: Vec<Vec<mmtsim_net::cptp::CptpHeader>>,
-    cptp_out_lists: Vec<Vec<mmtsim_transport::cptp::proxy::Out>>,
+    cptp_hdrs: Spares<mmtsim_net::cptp::CptpHeader>,
+    cptp_outs: Spares<mmtsim_transport::cptp::proxy::Out>,
     /// The bytes of an emulation's real packets (empty in a simulated run).
     ext: external::Payloads,
 }
@@ -329,8 +330,8 @@ fn build_sim(loaded: &Loaded, ctl: &RunControl) -> Result<(Sim, u64, Vec<String>
         cptp_flows: Vec::new(),
         cptp_hosts: Vec::new(),
         cptp_pushes: Vec::new(),
-        cptp_hdr_lists: Vec::new(),
-        cptp_out_lists: Vec::new(),
+        cptp_hdrs: Spares::new(cptp::LISTS_KEPT),
+        cptp_outs: Spares::new(cptp::LISTS_KEPT),
         ext: external::Payloads::default(),
     };
     sim.cptp_hosts = vec![false; b.nodes.len()];
