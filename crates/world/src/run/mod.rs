@@ -168,8 +168,8 @@ struct Sim {
     cptp_hosts: Vec<bool>,
     /// Scratch for the packets a plug-in pushes (kept to save an allocation per push).
     cptp_pushes: Vec<mmtsim_transport::cptp::bs::Push>,
-    /// Emptied message lists of mmCPTP's roles, reused: a message list per packet
-    /// allocated once per packet (the UE's ACK to every data packet).
+    /// Emptied message lists of mmCPTP's roles, reused: a role builds one per packet it
+    /// handles (the UE's ACK to every data packet), which used to allocate each time.
     cptp_hdrs: Spares<mmtsim_net::cptp::CptpHeader>,
     cptp_outs: Spares<mmtsim_transport::cptp::proxy::Out>,
     /// The bytes of an emulation's real packets (empty in a simulated run).
