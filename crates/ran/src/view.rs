@@ -4,6 +4,11 @@
 //! buffer occupancy at each slot; transport code reads them through the trait. Grants are
 //! kept for [`GRANT_HISTORY`] so that any averaging window up to that length sees every
 //! grant, in a `Vec` trimmed in amortised O(1) so the trait can hand out a contiguous slice.
+//!
+//! A UE whose view no endpoint reads grants from (no cross-layer congestion control on
+//! it, no receive-window controller) keeps no grant history
+//! ([`UeView::keep_grants`]): with ten UEs in a cell the history cost a tenth of the
+//! run, and nothing else reads it.
 
 use mmtsim_engine::SimTime;
 use mmtsim_net::linkview::{Direction, Grant, LinkView};
@@ -43,6 +48,8 @@ pub struct UeView {
     pub sinr_db: f64,
     /// RLC transmission-buffer bytes: [downlink at the gNB, uplink at the UE].
     pub rlc_bytes: [u64; 2],
+    /// Grants are recorded (the default); off when nothing reads them.
+    keeps_grants: bool,
 }
 
 impl Default for UeView {
@@ -51,19 +58,36 @@ impl Default for UeView {
             grants: Default::default(),
             sinr_db: f64::NEG_INFINITY,
             rlc_bytes: [0; 2],
+            keeps_grants: true,
         }
     }
 }
 
 impl UeView {
-    /// Records a grant.
+    /// Records a grant (if grants are kept).
+    #[inline]
     pub fn push_grant(&mut self, dir: Direction, g: Grant) {
-        self.grants[dir.index()].push(g);
+        if self.keeps_grants {
+            self.grants[dir.index()].push(g);
+        }
+    }
+
+    /// Whether grants are recorded from now on. Turning it off forgets those kept so far,
+    /// so that a reader can never see a history with a gap.
+    pub fn keep_grants(&mut self, on: bool) {
+        self.keeps_grants = on;
+        if !on {
+            self.grants = Default::default();
+        }
     }
 }
 
 impl LinkView for UeView {
     fn grants(&self, dir: Direction) -> &[Grant] {
+        debug_assert!(
+            self.keeps_grants,
+            "a view that keeps no grants was read: its reader must ask for them (Ran::keep_grants)"
+        );
         self.grants[dir.index()].slice()
     }
     fn sinr_db(&self) -> f64 {
@@ -102,5 +126,42 @@ mod tests {
         assert_eq!(g.len(), 1001);
         assert_eq!(g[0].time, SimTime::from_ms(900));
         assert!(v.grants(Direction::Downlink).is_empty());
+    }
+
+    fn grant(time: SimTime) -> Grant {
+        Grant {
+            time,
+            tbs_bytes: 100,
+            mcs: 1,
+            symbols: 1,
+            slot: SimTime::from_us(100),
+            share: 0.5,
+            duty: 1.0,
+        }
+    }
+
+    #[test]
+    fn a_view_without_readers_records_no_grant_and_forgets_the_old_ones() {
+        let mut v = UeView::default();
+        v.push_grant(Direction::Downlink, grant(SimTime::from_us(100)));
+        v.keep_grants(false);
+        v.push_grant(Direction::Downlink, grant(SimTime::from_us(200)));
+        assert!(v.grants[Direction::Downlink.index()].slice().is_empty());
+        // Turned back on, it records from then on only: never a history with a gap.
+        v.keep_grants(true);
+        v.push_grant(Direction::Downlink, grant(SimTime::from_us(300)));
+        assert_eq!(
+            v.grants(Direction::Downlink),
+            &[grant(SimTime::from_us(300))]
+        );
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "keeps no grants")]
+    fn reading_a_view_that_keeps_no_grants_is_a_bug_caught_in_tests() {
+        let mut v = UeView::default();
+        v.keep_grants(false);
+        let _ = v.grants(Direction::Uplink);
     }
 }

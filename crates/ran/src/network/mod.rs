@@ -526,6 +526,12 @@ impl Ran {
         &self.ues[ue.index()].view
     }
 
+    /// Whether UE `ue`'s view records its grants (on by default; the world turns it off
+    /// for UEs none of whose endpoints reads them).
+    pub fn keep_grants(&mut self, ue: UeId, on: bool) {
+        self.ues[ue.index()].view.keep_grants(on);
+    }
+
     /// Bytes waiting in UE `ue`'s RLC transmission buffers for direction `dir`, over all
     /// its legs, as they are now (the view's figure is as of the last slot).
     pub fn rlc_tx_bytes(&self, ue: UeId, dir: Direction) -> u64 {

@@ -217,6 +217,11 @@ impl Controller {
         self.cc.link_view(view, now);
     }
 
+    /// True if the algorithm reads the radio view's grants ([`super::CongestionControl::reads_link_view`]).
+    pub fn reads_link_view(&self) -> bool {
+        self.cc.reads_link_view()
+    }
+
     /// First step of an ACK: `pkts_acked`, when the ACK delivered data (`s.acked`) or gave an
     /// RTT sample (`s.rtt`), in every state.
     #[inline]

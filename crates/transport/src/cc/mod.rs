@@ -234,6 +234,13 @@ pub trait CongestionControl: Send {
     /// `pkts_acked`, on every ACK of a flow whose sender has one. Nothing else crosses
     /// layers.
     fn link_view(&mut self, _view: &dyn mmtsim_net::linkview::LinkView, _now: SimTime) {}
+    /// `true` for an algorithm whose `link_view` reads the view's grants. The RAN keeps a
+    /// UE's grant history only while some endpoint on it reads it (keeping it is a tenth of
+    /// the cost of a cell's slot with ten UEs), so an algorithm that overrides `link_view`
+    /// to read grants must say so here.
+    fn reads_link_view(&self) -> bool {
+        false
+    }
     /// Linux `cong_control`: the algorithm sets cwnd (and its pacing rate) itself from this
     /// ACK, in every CA state. Called on every ACK while data was outstanding, after loss
     /// detection and the state machine, with `in_flight`, `losses` and `lost` filled in.
@@ -401,6 +408,16 @@ pub enum RtoSsthresh {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_x_tcp_reads_the_radio_view() {
+        // The RAN keeps a UE's grants only for an algorithm that says it reads them; of the
+        // shipped ones only X-TCP does (its `link_view` is the only override).
+        for name in CcParams::NAMES {
+            let cc = CcParams::default_for(name).expect("a known name").build();
+            assert_eq!(cc.reads_link_view(), *name == "xtcp", "{name}");
+        }
+    }
 
     #[test]
     fn slow_start_stops_at_ssthresh_and_returns_leftover() {

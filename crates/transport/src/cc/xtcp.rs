@@ -144,6 +144,10 @@ impl CongestionControl for Xtcp {
         "xtcp"
     }
 
+    fn reads_link_view(&self) -> bool {
+        true
+    }
+
     fn link_view(&mut self, view: &dyn LinkView, now: SimTime) {
         self.has_view = true;
         self.sinr_db = view.sinr_db();

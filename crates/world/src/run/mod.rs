@@ -335,6 +335,26 @@ fn build_sim(loaded: &Loaded, ctl: &RunControl) -> Result<(Sim, u64, Vec<String>
         ext: external::Payloads::default(),
     };
     sim.cptp_hosts = vec![false; b.nodes.len()];
+    if let Some(ran) = sim.ran.as_mut() {
+        // Only cross-layer endpoints read a UE's grants; a UE without one keeps none.
+        let mut reads = vec![false; ran.ues()];
+        for f in &sim.flows {
+            if let FlowKind::Tcp {
+                sender, receiver, ..
+            } = &f.kind
+            {
+                if let Some(u) = f.src_ue.filter(|_| sender.reads_link_view()) {
+                    reads[u.index()] = true;
+                }
+                if let Some(u) = f.dst_ue.filter(|_| receiver.controls_window()) {
+                    reads[u.index()] = true;
+                }
+            }
+        }
+        for (i, &r) in reads.iter().enumerate() {
+            ran.keep_grants(UeId::from_index(i), r);
+        }
+    }
     for (i, f) in sim.flows.iter().enumerate() {
         if let FlowKind::Cptp(c) = &f.kind {
             sim.cptp_flows.push(FlowId::from_index(i));

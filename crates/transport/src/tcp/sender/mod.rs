@@ -361,6 +361,11 @@ impl TcpSender {
         }
     }
 
+    /// True if the congestion control reads the grants of its UE's radio view (X-TCP).
+    pub fn reads_link_view(&self) -> bool {
+        self.cc.reads_link_view()
+    }
+
     /// The radio view of the UE this sender runs on, read just before an ACK is processed
     /// (cross-layer congestion control such as X-TCP uses it; others ignore it).
     pub fn read_link_view(&mut self, view: &dyn mmtsim_net::linkview::LinkView, now: SimTime) {
