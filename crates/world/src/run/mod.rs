@@ -412,17 +412,7 @@ impl Sim {
             }
             Ev::WireHead(l) => self.wire_head(now, l),
             Ev::TcpTimer { flow, receiver } => self.tcp_timer(now, flow, receiver),
-            Ev::AppWake(f) => {
-                if let FlowKind::Tcp {
-                    app_wake_pending, ..
-                } = &mut self.flows[f.index()].kind
-                {
-                    if *app_wake_pending == now {
-                        *app_wake_pending = SimTime::NEVER;
-                    }
-                }
-                self.service_app(now, f);
-            }
+            Ev::AppWake(f) => self.app_wake(now, f),
             Ev::AppRead(f) => self.app_read_event(now, f),
             Ev::UdpSend(f) => self.udp_send(now, f),
             Ev::FlowStart(f) => self.flow_start(now, f),

@@ -4,6 +4,7 @@
 use super::{Ev, Sim};
 use crate::build::{FlowKind, Reader};
 use mmtsim_engine::ids::FlowId;
+use mmtsim_engine::queue::{Reservation, CLASS_NORMAL};
 use mmtsim_engine::SimTime;
 use mmtsim_net::packet::{Packet, Transport, UdpHeader};
 use mmtsim_transport::tcp::sender::SenderState;
@@ -168,13 +169,55 @@ impl Sim {
     }
 
     pub(super) fn service_app(&mut self, now: SimTime, f: FlowId) {
+        if let Some(wake) = self.write_app(now, f) {
+            self.q.schedule_reserved(wake, Ev::AppWake(f));
+        }
+    }
+
+    /// The application's next write is due: it writes, and while nothing else is due
+    /// before its following write, that one is handled here too, without the heap (an
+    /// application writing at a rate its TCP keeps up with writes every few microseconds,
+    /// a heap entry each). Strictly earlier than every pending event and within the step's
+    /// horizon, as a wire's next arrival in `wire_head`, so the order of events is the
+    /// heap's; and the wake's place in that order is reserved before the write's packets
+    /// and timers are scheduled, as if it had been scheduled then, so one that does go
+    /// through the heap keeps its place among same-instant events.
+    pub(super) fn app_wake(&mut self, now: SimTime, f: FlowId) {
+        let mut now = now;
+        loop {
+            if let FlowKind::Tcp {
+                app_wake_pending, ..
+            } = &mut self.flows[f.index()].kind
+            {
+                if *app_wake_pending == now {
+                    *app_wake_pending = SimTime::NEVER;
+                }
+            }
+            let Some(wake) = self.write_app(now, f) else {
+                return;
+            };
+            let t = wake.time();
+            if t <= self.horizon && self.q.peek_time().is_none_or(|h| t < h) {
+                self.q.advance_to(t);
+                now = t;
+                continue;
+            }
+            return self.q.schedule_reserved(wake, Ev::AppWake(f));
+        }
+    }
+
+    /// The application writes what it has by `now` and TCP sends what it can; returns the
+    /// reserved place of the application's next wake-up, if one is due that is not already
+    /// scheduled (the caller schedules it, or runs it inline).
+    fn write_app(&mut self, now: SimTime, f: FlowId) -> Option<Reservation> {
         // A relay's second leg: its ACKs free room for the relay to read from the first.
         if let Some(r) = self.flows[f.index()].relay.as_ref().filter(|r| r.leg == 2) {
             let one = r.peer;
-            return self.read_app(now, one);
+            self.read_app(now, one);
+            return None;
         }
         if self.flows[f.index()].stopped {
-            return;
+            return None;
         }
         let FlowKind::Tcp {
             sender,
@@ -183,26 +226,28 @@ impl Sim {
             ..
         } = &mut self.flows[f.index()].kind
         else {
-            return;
+            return None;
         };
         if sender.state() != SenderState::Established || !sender.app_limited() {
-            return;
+            return None;
         }
         let cap = sender.snd_una().saturating_sub(1) + sender.config().snd_buf;
         let w = app.poll(now, cap);
         if w > sender.app_written() {
             sender.set_app_end(now, w, &mut self.hdrs);
         }
+        let mut wake = None;
         if sender.app_limited() {
             if let Some(t) = app.next_write(now) {
                 if t < *app_wake_pending {
                     *app_wake_pending = t;
-                    self.q.schedule(t, Ev::AppWake(f));
+                    wake = Some(self.q.reserve(t, CLASS_NORMAL));
                 }
             }
         }
         self.emit_tcp(now, f);
         self.arm(now, f, false);
+        wake
     }
 
     pub(super) fn flow_start(&mut self, now: SimTime, f: FlowId) {
