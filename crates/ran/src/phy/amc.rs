@@ -82,6 +82,9 @@ pub struct Amc {
     cqi_rows: &'static [McsRow; 16],
     /// Non-decreasing in MCS (checked in [`Amc::for_table`]).
     thresholds_db: &'static [f64],
+    /// The downlink MCS for each best MCS: the CQI round trip, worked out once (the
+    /// scheduler asks for every UE with data in every slot).
+    dl_of_best: [Option<u8>; 32],
 }
 
 impl Amc {
@@ -92,15 +95,23 @@ impl Amc {
 
     /// The AMC of MCS table `id`.
     pub fn for_table(id: McsTableId) -> Amc {
-        let amc = Amc {
+        let mut amc = Amc {
             table_id: id,
             rows: mcs::table(id),
             cqi_rows: mcs::cqi_table(id),
             thresholds_db: thresholds_db(id),
+            dl_of_best: [None; 32],
         };
         // The step-function search below relies on monotone thresholds (true of all tables).
         debug_assert_eq!(amc.rows.len(), amc.thresholds_db.len());
         debug_assert!(amc.thresholds_db.windows(2).all(|w| w[0] <= w[1]));
+        assert!(
+            amc.rows.len() <= amc.dl_of_best.len(),
+            "MCS table longer than 32 rows"
+        );
+        for m in 0..=amc.max_mcs() {
+            amc.dl_of_best[m as usize] = amc.mcs_for_cqi(amc.cqi_for_mcs(m));
+        }
         amc
     }
 
@@ -126,19 +137,17 @@ impl Amc {
     /// upward search finds it; `None` below MCS 0's threshold (or for a NaN SINR): not
     /// schedulable. Used as is for the uplink.
     pub fn ul_mcs(&self, sinr_db: f64) -> Option<u8> {
-        // `sinr_db >= t` is false for a NaN SINR, which therefore maps to None.
-        let passed = self
-            .thresholds_db
-            .iter()
-            .take_while(|&&t| sinr_db >= t)
-            .count();
+        // The thresholds are non-decreasing, so those passed are a prefix. `sinr_db >= t` is
+        // false for a NaN SINR, which therefore passes none and maps to None.
+        let passed = self.thresholds_db.partition_point(|&t| sinr_db >= t);
         passed.checked_sub(1).map(|m| m as u8)
     }
 
     /// Downlink MCS for SINR `sinr_db` after the CQI round trip (best MCS → CQI → MCS);
     /// `None` when the UE would report CQI 0.
     pub fn dl_mcs(&self, sinr_db: f64) -> Option<u8> {
-        self.mcs_for_cqi(self.cqi(sinr_db))
+        self.ul_mcs(sinr_db)
+            .and_then(|m| self.dl_of_best[m as usize])
     }
 
     /// The CQI a UE reports at SINR `sinr_db` (0 = out of range).
@@ -294,6 +303,18 @@ mod tests {
                 prop_assert!(amc.dl_mcs(a) <= amc.dl_mcs(a + d));
                 prop_assert!(amc.dl_mcs(a) <= amc.ul_mcs(a));
                 prop_assert!(amc.cqi(a) <= amc.cqi(a + d));
+            }
+        }
+
+        /// The searches worked out ahead give the definitions: UL the highest MCS whose
+        /// threshold the SINR reaches (counted one by one), DL the CQI round trip.
+        #[test]
+        fn the_tabulated_mcs_are_the_definitions(s in -20.0f64..40.0) {
+            for name in PRESETS {
+                let amc = amc(name);
+                let passed = (0..=amc.max_mcs()).filter(|&m| s >= amc.threshold_db(m)).count();
+                prop_assert_eq!(amc.ul_mcs(s), (passed as u8).checked_sub(1));
+                prop_assert_eq!(amc.dl_mcs(s), amc.mcs_for_cqi(amc.cqi(s)));
             }
         }
     }
