@@ -148,14 +148,27 @@ impl TcpApp {
     fn accrue(&mut self, rate: Rate, active_ns: u64, cap: u64) {
         self.credit += rate.as_bps() as u128 * active_ns as u128;
         let chunk_units = self.chunk_bytes as u128 * 8 * 1_000_000_000;
-        let chunks = match u64::try_from(chunk_units) {
-            Ok(d) => mmtsim_engine::time::div_wide(self.credit, d),
-            Err(_) => self.credit / chunk_units,
-        } as u64;
+        // An application polled at its own wake-ups has one chunk of credit, or none when
+        // polled in between (on an ACK): those two are told by comparison, the rest divided.
+        // Divisions are the costly part of a poll, which comes every few microseconds.
+        let chunks = if self.credit < chunk_units {
+            0
+        } else if self.credit < 2 * chunk_units {
+            1
+        } else {
+            let whole = match u64::try_from(chunk_units) {
+                Ok(d) => mmtsim_engine::time::div_wide(self.credit, d),
+                Err(_) => self.credit / chunk_units,
+            };
+            whole as u64
+        };
         self.credit -= chunks as u128 * chunk_units;
-        let room = cap.saturating_sub(self.written) / self.chunk_bytes;
-        if chunks > room {
+        let free = cap.saturating_sub(self.written);
+        // More chunks than whole chunks of room (free / chunk_bytes), without the division:
+        // k > ⌊free / c⌋ exactly when k·c > free.
+        if chunks as u128 * self.chunk_bytes as u128 > free as u128 {
             // Blocked on a full send buffer: the excess is never produced.
+            let room = free / self.chunk_bytes;
             self.written += room * self.chunk_bytes;
             self.credit = 0;
         } else {
@@ -246,6 +259,69 @@ mod tests {
             a.next_write(SimTime::from_us(1_500_400)),
             Some(SimTime::from_ms(1501))
         );
+    }
+
+    /// The accrual as first written, dividing every time: the reference for
+    /// `accrue`'s comparisons.
+    fn accrue_by_division(credit: &mut u128, written: &mut u64, chunk: u64, add: u128, cap: u64) {
+        *credit += add;
+        let units = chunk as u128 * 8 * 1_000_000_000;
+        let chunks = (*credit / units) as u64;
+        *credit -= chunks as u128 * units;
+        let room = cap.saturating_sub(*written) / chunk;
+        if chunks > room {
+            *written += room * chunk;
+            *credit = 0;
+        } else {
+            *written += chunks * chunk;
+        }
+    }
+
+    proptest::proptest! {
+        /// Polls at random instants with a random send-buffer cap (some exactly the
+        /// room the new chunks need) write what dividing every time writes, byte for byte,
+        /// and leave the same credit.
+        #[test]
+        fn rate_app_accrues_as_dividing_would(
+            chunk in 1u64..10_000,
+            rate_bps in 1u64..4_000_000_000,
+            polls in proptest::collection::vec(
+                (0u64..200_000, proptest::option::of(0u64..2_000_000)), 1..200),
+        ) {
+            let mut a = TcpApp::new(
+                AppKind::Rate { rate: Rate::bps(rate_bps) },
+                SimTime::ZERO,
+                SimTime::from_secs(1000),
+                chunk,
+                RngStreams::new(1).stream("a"),
+            );
+            let units = chunk as u128 * 8 * 1_000_000_000;
+            let (mut credit, mut written, mut t) = (0u128, 0u64, 0u64);
+            for (dt, room) in polls {
+                t += dt;
+                let add = rate_bps as u128 * dt as u128;
+                // `None`: room for exactly the chunks this poll brings.
+                let fit = ((credit + add) / units) as u64 * chunk;
+                let cap = written + room.unwrap_or(fit);
+                accrue_by_division(&mut credit, &mut written, chunk, add, cap);
+                proptest::prop_assert_eq!(a.poll(SimTime::from_ns(t), cap), written);
+                proptest::prop_assert_eq!(a.credit, credit);
+            }
+        }
+    }
+
+    #[test]
+    fn rate_app_polled_at_chunk_boundaries_writes_each_chunk_once() {
+        // 8 Mbit/s, 1000-byte chunks: one chunk per millisecond from t = 1 s. Exactly one
+        // and exactly two chunks of credit, and just short of one.
+        let mut a = app(AppKind::Rate {
+            rate: Rate::mbps(8),
+        });
+        assert_eq!(a.poll(SimTime::from_ms(1001), u64::MAX), 1000);
+        assert_eq!(a.poll(SimTime::from_ms(1003), u64::MAX), 3000);
+        assert_eq!(a.credit, 0);
+        assert_eq!(a.poll(SimTime::from_ns(1_003_999_999), u64::MAX), 3000);
+        assert_eq!(a.poll(SimTime::from_ms(1004), u64::MAX), 4000);
     }
 
     #[test]
