@@ -235,9 +235,9 @@ pub trait CongestionControl: Send {
     /// layers.
     fn link_view(&mut self, _view: &dyn mmtsim_net::linkview::LinkView, _now: SimTime) {}
     /// `true` for an algorithm whose `link_view` reads the view's grants. The RAN keeps a
-    /// UE's grant history only while some endpoint on it reads it (keeping it is a tenth of
-    /// the cost of a cell's slot with ten UEs), so an algorithm that overrides `link_view`
-    /// to read grants must say so here.
+    /// UE's grant history only while some endpoint on it reads it (keeping it cost up to a
+    /// tenth of a run with ten UEs), so an algorithm that overrides `link_view` to read
+    /// grants must say so here.
     fn reads_link_view(&self) -> bool {
         false
     }
