@@ -186,10 +186,16 @@ def test_constant_rate_kernel_goodput_equals_the_link_rate(tmp_path):
 #:   kept the reduction on all three rtt-10ms pairs — and the median goodput difference
 #:   stays within MEDIAN_BOUND.
 #: Losing undo or RACK-TLP breaks the first at once and costs about eight pairs of the second.
+#: A stable pair is still one sample of the kernel: blockage-50 with Reno gave 145.3 and
+#: 146.1 Mbit/s in two full runs and 132.4 in a third (fresh-clone CI of 2026-11-28), and
+#: 145.5-153.8 in six runs of its own, one more run that day disagreeing too; mmtsim 148.0
+#: each time. So a stable pair that disagrees is measured again, up to STABLE_RETRIES
+#: times. mmtsim's side is deterministic, so a real regression disagrees every time.
 STABLE_PAIRS = {(case, cc) for case in ("outage-250ms-overflow", "blockage-50", "rtt-80ms")
                 for cc in ("cubic", "reno", "bbr")} | {
     (case, cc) for case in ("outage-1s-deep", "outage-2s-deep") for cc in ("cubic", "bbr")}
 MIN_AGREEING = 20
+STABLE_RETRIES = 2
 MEDIAN_BOUND = 0.03
 #: The forwarder must keep its schedule to this p99 lateness for a run to count, µs.
 LATENESS_P99_US = 1000
@@ -203,22 +209,38 @@ LATENESS_P99_US = 1000
 MAX_LATE_PAIRS = 1
 
 
+def _kernel_run(case, cc, tmp_path_factory):
+    """One kernel run of the pair. A run during which the forwarder fell behind measured
+    the machine, not TCP: it is run again (twice at most) before being judged."""
+    for _attempt in range(3):
+        work = tmp_path_factory.mktemp(f"{case.name}-{cc}")
+        kernel, emu = run_kernel(case, cc, work)
+        if emu["lateness"]["p99_us"] < LATENESS_P99_US:
+            break
+    return kernel, emu
+
+
 @pytest.fixture(scope="module")
 def comparison(tmp_path_factory):
-    """Every (case, algorithm) pair of the trace set, kernel and mmtsim, compared."""
+    """Every (case, algorithm) pair of the trace set, kernel and mmtsim, compared. A stable
+    pair that disagrees is measured again, up to STABLE_RETRIES times, and judged on the
+    last run; the earlier ones are kept in the row as `first_try`."""
     rows = []
     for case_name in _cases():
         case = load_case(case_name)
         for cc in ("cubic", "reno", "bbr"):
-            # A kernel run during which the forwarder fell behind measured the machine, not
-            # TCP: run it again (twice at most) before judging.
-            for _attempt in range(3):
-                work = tmp_path_factory.mktemp(f"{case_name}-{cc}")
-                kernel, emu = run_kernel(case, cc, work)
-                if emu["lateness"]["p99_us"] < LATENESS_P99_US:
-                    break
+            kernel, emu = _kernel_run(case, cc, tmp_path_factory)
             sim = run_mmtsim(case, cc)
-            rows.append(compare(case, cc, kernel, sim, emu))
+            row = compare(case, cc, kernel, sim, emu)
+            tries = []
+            stable = (case_name, cc) in STABLE_PAIRS
+            while stable and not _agrees(row) and len(tries) < STABLE_RETRIES:
+                tries.append(_line(row).strip())
+                kernel, emu = _kernel_run(case, cc, tmp_path_factory)
+                row = compare(case, cc, kernel, sim, emu)
+            if tries:
+                row["first_try"] = " | ".join(tries)
+            rows.append(row)
     return rows
 
 
@@ -247,6 +269,8 @@ def test_kernel_and_mmtsim_agree_on_the_trace_set(comparison):
     print(f"left out, the forwarder late: {late}")
     left_out = {(c, cc) for c, cc, _ in late}
     comparison = [r for r in comparison if (r["case"], r["cc"]) not in left_out]
+    retried = [f"{r['first_try']}  ->  {_line(r).strip()}" for r in comparison if "first_try" in r]
+    print("stable pairs measured again: " + ("\n".join(retried) or "none"))
     unsteady = [_line(r) for r in comparison
                 if (r["case"], r["cc"]) in STABLE_PAIRS and not _agrees(r)]
     assert not unsteady, "pairs that always agreed disagree:\n" + "\n".join(unsteady)
