@@ -135,11 +135,8 @@ impl Sim {
                 break;
             }
             // Nothing else is due before the next packet on this wire: deliver it now
-            // rather than through the heap. Strictly earlier than every pending event, so
-            // the order of events is exactly the heap's; and within the step's horizon,
-            // so a step never runs past its bound.
-            if t <= self.horizon && self.q.peek_time().is_none_or(|h| t < h) {
-                self.q.advance_to(t);
+            // rather than through the heap.
+            if self.advance_inline(t) {
                 now = t;
                 continue;
             }

@@ -399,6 +399,19 @@ fn build_sim(loaded: &Loaded, ctl: &RunControl) -> Result<(Sim, u64, Vec<String>
 }
 
 impl Sim {
+    /// An event at `t` the caller has in hand, not in the heap, runs now if it may: if it
+    /// is strictly earlier than every pending event, the order of events is exactly the
+    /// heap's, and if it lies within the step's horizon, a step never runs past its bound.
+    /// Then the clock moves to `t` (counted as one event) and the caller handles it.
+    #[inline]
+    fn advance_inline(&mut self, t: SimTime) -> bool {
+        let may = t <= self.horizon && self.q.peek_time().is_none_or(|h| t < h);
+        if may {
+            self.q.advance_to(t);
+        }
+        may
+    }
+
     fn dispatch(&mut self, now: SimTime, ev: Ev) {
         match ev {
             Ev::TxDone(l) => {

@@ -175,13 +175,12 @@ impl Sim {
     }
 
     /// The application's next write is due: it writes, and while nothing else is due
-    /// before its following write, that one is handled here too, without the heap (an
-    /// application writing at a rate its TCP keeps up with writes every few microseconds,
-    /// a heap entry each). Strictly earlier than every pending event and within the step's
-    /// horizon, as a wire's next arrival in `wire_head`, so the order of events is the
-    /// heap's; and the wake's place in that order is reserved before the write's packets
-    /// and timers are scheduled, as if it had been scheduled then, so one that does go
-    /// through the heap keeps its place among same-instant events.
+    /// before its following write, that one is handled here too, without the heap
+    /// ([`Sim::advance_inline`], as a wire's next arrival in `wire_head`): an application
+    /// writing at a rate its TCP keeps up with writes every few microseconds, a heap entry
+    /// each. The wake's place in the order of events is reserved before the write's
+    /// packets and timers are scheduled, as if it had been scheduled then, so a wake that
+    /// does go through the heap keeps its place among same-instant events.
     pub(super) fn app_wake(&mut self, now: SimTime, f: FlowId) {
         let mut now = now;
         loop {
@@ -197,8 +196,7 @@ impl Sim {
                 return;
             };
             let t = wake.time();
-            if t <= self.horizon && self.q.peek_time().is_none_or(|h| t < h) {
-                self.q.advance_to(t);
+            if self.advance_inline(t) {
                 now = t;
                 continue;
             }
