@@ -113,6 +113,107 @@ def test_the_member_reported_is_the_nearest_that_holds_else_the_closest_in_shape
     assert E.pick_member(rows, [95, 100, 105, 110, 115], 100) == 2
 
 
+def test_a_cwnd_held_at_four_segments_for_200_ms_is_a_probe_rtt_episode():
+    mss = 1000
+    t = np.arange(0.0, 1.0, 0.01)
+    cwnd = np.full(len(t), 500_000.0)
+    cwnd[30:51] = 4 * mss  # 0.30 to 0.50 s at 4 segments: PROBE_RTT's 200 ms
+    # A slow start after a timeout passes 1, 2, 4 segments in three 20 ms rounds: not one.
+    cwnd[70:72], cwnd[72:74], cwnd[74:76] = mss, 2 * mss, 4 * mss
+    assert E.probe_rtt_episodes(t, cwnd, mss) == [[pytest.approx(0.30), pytest.approx(0.51)]]
+    # Held to the last sample: the episode ends there.
+    cwnd[80:] = 4 * mss
+    assert E.probe_rtt_episodes(t, cwnd, mss)[-1] == [pytest.approx(0.80), pytest.approx(0.99)]
+
+
+def test_the_bins_an_episode_overlaps_are_masked():
+    # Bins of 0.5 s from 1.0: [1, 1.5), [1.5, 2), [2, 2.5), [2.5, 3).
+    m = E.bins_touching([[1.9, 2.1]], 1.0, 3.0, 0.5)
+    assert m.tolist() == [False, True, True, False]
+    assert not E.bins_touching([], 1.0, 3.0, 0.5).any()
+
+
+def test_a_probe_rtt_on_one_side_only_is_left_out_of_bbrs_shapes():
+    # Both sides move alike through two dips (the blockages); mmtsim alone probes at
+    # 10 s. Left in, that one bin lowers every correlation (0.94 to 0.87 here).
+    case = E.CASES["blockage"]
+    mss, lo = 1000, 0.0
+    t = np.arange(lo, lo + case.duration_s, 0.01)
+    base = np.where(((t >= 5) & (t < 6)) | ((t >= 12) & (t < 13)), 2.5e6, 5e6)
+    k_cwnd = base * (1 + 0.1 * np.sin(t))  # the kernel's wobble
+    s_cwnd = base.copy()
+    s_cwnd[(t >= 10.0) & (t < 10.25)] = 4 * mss
+    side = lambda cw: {"goodput": (t, cw / 1e4), "rtt": (t, 20 + cw / 1e6), "cwnd": (t, cw)}  # noqa: E731
+    k = {**side(k_cwnd), "start_s": lo, "mss": mss, "retransmits": 0, "rtos": 0,
+         "emulation": {"lag": {"episodes": 0}}, "kernel": "test"}
+    s = {**side(s_cwnd), "retransmits": 0, "rtos": 0}
+    bbr = E.compare(case, "bbr", k, s)
+    assert bbr["probe_rtt"]["kernel"] == [] and len(bbr["probe_rtt"]["mmtsim"]) == 1
+    assert bbr["probe_rtt"]["bins_left_out"] == 1 and bbr["shape"]["cwnd"]["holds"]
+    # Other congestion controls have no PROBE_RTT: the same dip counts against them.
+    cubic = E.compare(case, "cubic", k, s)
+    assert cubic["probe_rtt"]["bins_left_out"] == 0
+    assert cubic["shape"]["cwnd"]["correlation"] < bbr["shape"]["cwnd"]["correlation"]
+
+
+def test_bbrs_rtt_on_the_mmwave_case_is_shown_but_does_not_decide_the_row():
+    # The kernel holds a standing queue in line of sight, its RTT swinging about 44 ms
+    # throughout; mmtsim's is at the floor, then 48 in the shadow. Goodput and cwnd agree.
+    case = E.CASES["mmwave"]
+    t = np.arange(0.0, case.duration_s, 0.01)
+    shadow = t >= 4.0
+    gp = np.where(shadow, 2400.0, 2900.0) + 20 * np.sin(3 * t)
+    cwnd = np.where(shadow, 15.5e6, 16.5e6) + 1e5 * np.sin(3 * t)
+    k_rtt = 44.0 + 6 * np.sin(1.3 * t)
+    s_rtt = np.where(shadow, 48.0, 23.6) + np.cos(5 * t)
+    k = {"goodput": (t, gp), "rtt": (t, k_rtt), "cwnd": (t, cwnd), "start_s": 0.0, "mss": 1448,
+         "retransmits": 0, "rtos": 0, "emulation": {"lag": {"episodes": 0}}, "kernel": "test"}
+    s = {"goodput": (t, gp), "rtt": (t, s_rtt), "cwnd": (t, cwnd), "retransmits": 0, "rtos": 0}
+    bbr = E.compare(case, "bbr", k, s)
+    assert not bbr["shape"]["rtt"]["holds"] and not bbr["shape"]["rtt"]["judged"]
+    assert bbr["same_shape"] and bbr["holds"]
+    assert "(not judged)" in E._r_cell(bbr["shape"]["rtt"])
+    # The same series fail any other congestion control, and BBR on the other case.
+    assert not E.compare(case, "reno", k, s)["holds"]
+    assert not E.compare(E.CASES["blockage"], "bbr", k, s)["holds"]
+
+
+def test_a_kernel_run_that_fell_behind_is_run_again_and_a_disagreement_is_not(tmp_path, monkeypatch):
+    t = np.arange(0.0, 15.0, 0.01)
+    series = {"goodput": (t, 700 + 50 * np.sin(t)), "rtt": (t, 80 + 5 * np.sin(t)),
+              "cwnd": (t, 2e6 + 1e5 * np.sin(t))}
+    runs = []
+
+    def kernel(episodes, goodput_scale):
+        def run(case, cc, wd):
+            e = episodes[min(len(runs), len(episodes) - 1)]
+            runs.append(wd)
+            gp = (t, series["goodput"][1] * goodput_scale)
+            return {**series, "goodput": gp, "start_s": 0.0, "mss": 1448, "retransmits": 0,
+                    "rtos": 0, "slow_start_exit": None, "kernel": "test",
+                    "emulation": {"lag": {"episodes": e, "turns": {"p99_us": 10.0}}}}
+        return run
+
+    sim = {**series, "retransmits": 0, "rtos": 0, "slow_start_exit_segments": None}
+    monkeypatch.setattr(E, "run_mmtsim", lambda *a, **k: sim)
+    # Behind once, then on time: the second run is the one compared.
+    monkeypatch.setattr(E, "run_kernel", kernel([1, 0], 1.0))
+    [row] = E.check(["blockage"], ["reno"], tmp_path / "a")
+    assert len(runs) == 2 and runs[1].name == "retry1" and runs[1].is_dir()
+    assert row["holds"] and row["kernel_attempts"] == 2
+    assert "(kernel run 2)" in E.markdown([row])
+    # Always behind: 1 + LAG_RETRIES runs, then the row fails on it.
+    runs.clear()
+    monkeypatch.setattr(E, "run_kernel", kernel([1], 1.0))
+    [row] = E.check(["blockage"], ["reno"], tmp_path / "b")
+    assert len(runs) == 1 + E.LAG_RETRIES and not row["holds"] and not row["emulation_kept_time"]
+    # On time but 30 % apart: measured once, and it fails.
+    runs.clear()
+    monkeypatch.setattr(E, "run_kernel", kernel([0], 0.7))
+    [row] = E.check(["blockage"], ["reno"], tmp_path / "c")
+    assert len(runs) == 1 and not row["holds"] and row["kernel_attempts"] == 1
+
+
 def test_too_few_bins_say_nothing_and_fail():
     assert not E.same_shape(np.array([1.0, 2.0]), np.array([1.0, 2.0]))["holds"]
 
