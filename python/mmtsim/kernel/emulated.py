@@ -186,10 +186,14 @@ CASES = {
 }
 
 
+def _bin_starts(lo: float, hi: float, width: float) -> np.ndarray:
+    """Start of every whole bin of ``width`` in [lo, hi): the grid of the shapes."""
+    return np.arange(lo, hi + 1e-9, width)[:-1]
+
+
 def _bins(t_s: np.ndarray, v: np.ndarray, lo: float, hi: float, width: float) -> np.ndarray:
     """Means of ``v`` in bins of ``width`` over [lo, hi) (NaN where a bin is empty)."""
-    edges = np.arange(lo, hi + 1e-9, width)
-    n = len(edges) - 1
+    n = len(_bin_starts(lo, hi, width))
     idx = np.floor((t_s - lo) / width).astype(np.int64)
     keep = (idx >= 0) & (idx < n)
     sums = np.bincount(idx[keep], weights=v[keep], minlength=n)
@@ -249,7 +253,7 @@ def probe_rtt_episodes(t_s: np.ndarray, cwnd_bytes: np.ndarray, mss: int) -> lis
 def bins_touching(episodes: list[list[float]], lo: float, hi: float, width: float) -> np.ndarray:
     """Mask of the bins of :func:`_bins` (over [lo, hi), ``width`` wide) that overlap
     any of ``episodes``."""
-    starts = np.arange(lo, hi + 1e-9, width)[:-1]
+    starts = _bin_starts(lo, hi, width)
     mask = np.zeros(len(starts), dtype=bool)
     for a, b in episodes:
         mask |= (starts < b) & (starts + width > a)
@@ -409,14 +413,14 @@ def ensemble_windows(segments: int, size: int = ENSEMBLE_SIZE,
 
 def pick_member(rows: list[dict], windows: list[int], kernel_window: int) -> int:
     """Index of the ensemble member a row reports: of those that hold, the one whose
-    window is nearest the kernel's; if none holds, the one whose weakest shape
+    window is nearest the kernel's; if none holds, the one whose weakest judged shape
     correlation is the highest."""
     held = [i for i, r in enumerate(rows) if r["holds"]]
     if held:
         return min(held, key=lambda i: (abs(windows[i] - kernel_window), windows[i]))
 
     def weakest(r: dict) -> float:
-        c = [v["correlation"] for v in r["shape"].values()]
+        c = [v["correlation"] for v in r["shape"].values() if v.get("judged", True)]
         return min(-2.0 if x is None else x for x in c)
 
     return max(range(len(rows)), key=lambda i: (weakest(rows[i]), -abs(windows[i] - kernel_window)))
