@@ -88,6 +88,9 @@ pub struct RunOutput {
     /// Hops taken ahead of time over transit nodes (hop fusion, `run/fusion.rs`). Not in
     /// the summary, which is the same with or without them.
     pub fused_hops: u64,
+    /// Arrival instants whose packets entered the radio late, without an event of their
+    /// own (late admission, `run/lazy.rs`). Not in the summary either.
+    pub late_instants: u64,
 }
 
 impl RunOutput {

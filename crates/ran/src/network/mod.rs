@@ -496,6 +496,15 @@ impl Ran {
         self.cells.len()
     }
 
+    /// True if cell `c` holds a slot event at or before its first slot boundary at or
+    /// after `t`: then a packet entering its buffers at `t` or later wakes nothing
+    /// ([`Self::enqueue`] returns no slot), so the world may admit such packets late, up
+    /// to that slot (`run/lazy.rs` in the world).
+    pub fn slot_due_by(&self, c: CellId, t: SimTime) -> bool {
+        let cell = &self.cells[c.index()];
+        cell.scheduled.is_some_and(|s| s <= cell.radio.align(t))
+    }
+
     /// Number of UEs.
     pub fn ues(&self) -> usize {
         self.ues.len()

@@ -23,6 +23,9 @@ impl Sim {
         if let Some(t) = next {
             self.q.schedule_in_class(t, CLASS_EARLY, Ev::Slot(c));
         }
+        if self.lazy.is_some() {
+            self.after_late_slot(now);
+        }
         for i in 0..out.dropped.len() {
             self.drop_packet(out.dropped[i] as u32);
         }
@@ -131,7 +134,7 @@ impl Sim {
             let Some(&(t, _)) = ls.wire.front() else {
                 break;
             };
-            if ls.wire_event_pending {
+            if ls.wire_event_pending || self.waits_late(l, now) {
                 break;
             }
             // Nothing else is due before the next packet on this wire: deliver it now
@@ -288,11 +291,12 @@ impl Sim {
         } else {
             d.pkt.0
         };
+        let late = self.lazy.is_some() && self.admit_late(self.q.now(), l, id);
         let ls = &mut self.links[l.index()];
         let in_order = ls.wire.back().is_none_or(|&(t, _)| t <= d.at);
         if !d.held && in_order {
             ls.wire.push_back((d.at, id));
-            if !ls.wire_event_pending {
+            if !ls.wire_event_pending && !late {
                 ls.wire_event_pending = true;
                 let head = ls.wire.front().expect("just pushed").0;
                 self.q.schedule(head, Ev::WireHead(l));

@@ -7,6 +7,7 @@ mod dual;
 mod external;
 mod forward;
 mod fusion;
+mod lazy;
 mod mobility;
 mod reader;
 mod sample;
@@ -140,6 +141,8 @@ struct Sim {
     lout: LinkOutput,
     /// Hop fusion over transit nodes (`fusion.rs`), if this run may fuse any hop.
     fusion: Option<Box<fusion::Fusion>>,
+    /// Late admission into a single cell's radio (`lazy.rs`), if this run may use it.
+    lazy: Option<Box<lazy::Lazy>>,
     bin_ns: u64,
     sample: SimTime,
     cwnd_mode: CwndRecording,
@@ -182,7 +185,11 @@ pub fn run(loaded: &Loaded, ctl: &RunControl) -> Result<RunOutput, RunError> {
     // A whole run may take hops over transit nodes ahead of time; a run driven in steps
     // from outside does not (`fusion.rs`).
     stepper.sim.fusion = fusion::plan(&stepper.sim);
+    // Likewise late admission into the radio (`lazy.rs`).
+    stepper.sim.lazy = lazy::plan(&stepper.sim);
     stepper.run_until(stepper.end())?;
+    let end = stepper.end();
+    stepper.sim.admit_waiting(end, true);
     stepper.finish()
 }
 
@@ -309,6 +316,7 @@ fn build_sim(loaded: &Loaded, ctl: &RunControl) -> Result<(Sim, u64, Vec<String>
         held: Vec::new(),
         held_free: Vec::new(),
         fusion: None,
+        lazy: None,
         bin_ns: s.metrics.goodput_bin.0,
         sample: s.metrics.sample_interval.time(),
         cwnd_mode: s.metrics.cwnd,
@@ -413,6 +421,17 @@ impl Sim {
     }
 
     fn dispatch(&mut self, now: SimTime, ev: Ev) {
+        // Packets admitted late (`lazy.rs`) enter the radio before any early-class event
+        // after their instant, and before the late-class sample at or after it.
+        if self.lazy.is_some() {
+            match ev {
+                Ev::Slot(_) | Ev::Scripted(_) | Ev::Measure | Ev::Rrc(_) | Ev::Dual => {
+                    self.admit_waiting(now, false)
+                }
+                Ev::Sample => self.admit_waiting(now, true),
+                _ => {}
+            }
+        }
         match ev {
             Ev::TxDone(l) => {
                 self.links[l.index()].dir.tx_done(now, &mut self.lout);

@@ -29,6 +29,7 @@ impl Sim {
             summary,
             tables,
             fused_hops: self.fusion.as_ref().map_or(0, |f| f.hops),
+            late_instants: self.lazy.as_ref().map_or(0, |z| z.instants),
         }
     }
 

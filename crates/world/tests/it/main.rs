@@ -14,6 +14,7 @@ mod external;
 mod fusion;
 mod handover;
 mod interference;
+mod late_admission;
 mod mathis;
 mod metrics;
 mod mmcptp;

@@ -1,0 +1,118 @@
+//! Late admission into the radio (`run/lazy.rs`) changes nothing but speed: a whole run
+//! (`run`, which admits the packets reaching a single cell's site late) and the same run
+//! driven by a `Stepper` (which never does) give the same summary and tables, bit for
+//! bit, including the event count, on random variations of the one-UE example: either
+//! direction, buffers small enough to drop at admission, outages that leave the cell
+//! idle, samples that fall on arrival instants.
+
+use super::common::*;
+use mmtsim_scenario::{load_file, Loaded};
+use mmtsim_world::{RunControl, RunOutput, Stepper};
+use proptest::prelude::*;
+use std::path::Path;
+
+fn one_ue(overrides: &[String]) -> Loaded {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/mmwave-2017.toml");
+    load_file(&path, overrides).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn stepped(loaded: &Loaded) -> RunOutput {
+    let mut s = Stepper::new(loaded, &RunControl::default()).expect("builds");
+    s.run_until(s.end()).expect("runs");
+    s.finish().expect("finishes")
+}
+
+/// Runs `loaded` both ways, checks they agree and that only the whole run admitted late;
+/// the whole run's output.
+fn both_ways(loaded: &Loaded) -> RunOutput {
+    let whole = mmtsim_world::run(loaded, &RunControl::default()).expect("runs");
+    let plain = stepped(loaded);
+    assert_eq!(plain.late_instants, 0, "a stepped run admits nothing late");
+    assert!(
+        whole.late_instants > 0,
+        "the whole run admitted nothing late"
+    );
+    assert_same_output(&whole, &plain);
+    whole
+}
+
+fn drops(out: &RunOutput, dir: &str) -> u64 {
+    out.summary["ues"][0]["rlc_buffer_drops"][dir]
+        .as_u64()
+        .expect("drops")
+}
+
+#[test]
+fn a_downlink_into_a_small_buffer_drops_the_same_packets_late() {
+    // 2 Gbit/s from the server into a 100 kB RLC buffer: the gNB's buffer overflows at
+    // arrivals, which late admission handles after the arrivals' instants.
+    let out = both_ways(&one_ue(&[
+        "simulation.duration=\"1500ms\"".into(),
+        "flows.0.from=\"server\"".into(),
+        "flows.0.to=\"ue1\"".into(),
+        "ran.rlc.buffer=\"100kB\"".into(),
+    ]));
+    assert!(drops(&out, "dl") > 0, "no drop at the gNB's buffer");
+}
+
+#[test]
+fn an_outage_leaves_the_cell_idle_and_its_arrivals_take_the_queue_again() {
+    // The UE's outage from 300 to 700 ms: the cell runs out of grants to give, goes idle,
+    // and ACKs or retransmissions that reach the site meanwhile must wake it on time.
+    both_ways(&one_ue(&[
+        "simulation.duration=\"1200ms\"".into(),
+        "ran.ues.0.outages=[{ start = \"300ms\", duration = \"400ms\" }]".into(),
+    ]));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
+
+    #[test]
+    fn late_admission_gives_the_stepped_runs_results(
+        downlink in any::<bool>(),
+        cc in prop_oneof![Just("cubic"), Just("newreno"), Just("bbr")],
+        rate_mbps in 50u32..2500,
+        buffer_kb in 30u32..3000,
+        core_delay_us in 1u32..3000,
+        slots_delay in 1u64..30,
+        sample_slots in 5u32..200,
+        on_grid in any::<bool>(),
+        outage_ms in prop_oneof![Just(0u32), 20u32..400],
+        um in any::<bool>(),
+    ) {
+        let mut o: Vec<String> = vec![
+            "simulation.duration=\"700ms\"".into(),
+            format!("flows.0.cc=\"{cc}\""),
+            format!("flows.0.app.rate=\"{rate_mbps}Mbps\""),
+            format!("ran.rlc.buffer=\"{buffer_kb}kB\""),
+        ];
+        if on_grid {
+            // At 10 Tbit/s a full segment takes 2 ns to send and an ACK 1 ns, and the
+            // gNB–core delay is whole 100 µs slots less 3 ns, so a segment's round trip
+            // from the site back to it (four crossings, two of each delay, the 10 ms one
+            // included, each direction once) is whole slots: a
+            // burst decoded at a slot reaches the site again on a slot and, with samples
+            // every few slots, on sample instants, where the order of events at one
+            // instant decides.
+            o.push(format!("links.0.delay=\"{}ns\"", slots_delay * 100_000 - 3));
+            o.push("links.0.rate=\"10000Gbps\"".into());
+            o.push("links.1.rate=\"10000Gbps\"".into());
+            o.push(format!("metrics.sample_interval=\"{}us\"", 100 * sample_slots));
+        } else {
+            o.push(format!("links.0.delay=\"{core_delay_us}us\""));
+            o.push(format!("metrics.sample_interval=\"{}us\"", 97 * sample_slots));
+        }
+        if downlink {
+            o.push("flows.0.from=\"server\"".into());
+            o.push("flows.0.to=\"ue1\"".into());
+        }
+        if outage_ms > 0 {
+            o.push(format!("ran.ues.0.outages=[{{ start = \"150ms\", duration = \"{outage_ms}ms\" }}]"));
+        }
+        if um {
+            o.push("ran.rlc.mode=\"um\"".into());
+        }
+        both_ways(&one_ue(&o));
+    }
+}
