@@ -134,7 +134,7 @@ impl Sim {
             let Some(&(t, _)) = ls.wire.front() else {
                 break;
             };
-            if ls.wire_event_pending || self.waits_late(l, now) {
+            if ls.wire_event_pending {
                 break;
             }
             // Nothing else is due before the next packet on this wire: deliver it now
@@ -142,6 +142,10 @@ impl Sim {
             if self.advance_inline(t) {
                 now = t;
                 continue;
+            }
+            // Or it waits for late admission (`lazy.rs`).
+            if self.waits_late(l, now) {
+                break;
             }
             self.links[li].wire_event_pending = true;
             self.q.schedule(t, Ev::WireHead(l));

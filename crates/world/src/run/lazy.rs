@@ -142,7 +142,14 @@ impl Sim {
 
     /// Admits the packets waiting on the late link that are due before `now` (`at_now`:
     /// also those due at `now`).
+    #[inline]
     pub(super) fn admit_waiting(&mut self, now: SimTime, at_now: bool) {
+        if self.lazy.is_some() {
+            self.admit_due(now, at_now);
+        }
+    }
+
+    fn admit_due(&mut self, now: SimTime, at_now: bool) {
         let Some(lazy) = self.lazy.as_deref() else {
             return;
         };

@@ -421,17 +421,6 @@ impl Sim {
     }
 
     fn dispatch(&mut self, now: SimTime, ev: Ev) {
-        // Packets admitted late (`lazy.rs`) enter the radio before any early-class event
-        // after their instant, and before the late-class sample at or after it.
-        if self.lazy.is_some() {
-            match ev {
-                Ev::Slot(_) | Ev::Scripted(_) | Ev::Measure | Ev::Rrc(_) | Ev::Dual => {
-                    self.admit_waiting(now, false)
-                }
-                Ev::Sample => self.admit_waiting(now, true),
-                _ => {}
-            }
-        }
         match ev {
             Ev::TxDone(l) => {
                 self.links[l.index()].dir.tx_done(now, &mut self.lout);
@@ -455,12 +444,32 @@ impl Sim {
                     sender.stop_writing();
                 }
             }
-            Ev::Sample => self.take_sample(now),
-            Ev::Slot(c) => self.slot(now, c),
-            Ev::Scripted(i) => self.scripted(now, i as usize),
-            Ev::Measure => self.measure(now),
-            Ev::Rrc(ue) => self.rrc(now, ue),
-            Ev::Dual => self.dual(now),
+            // Packets admitted late (`lazy.rs`) enter the radio before any early-class
+            // event after their instant, and before the late-class sample at or after it.
+            Ev::Sample => {
+                self.admit_waiting(now, true);
+                self.take_sample(now)
+            }
+            Ev::Slot(c) => {
+                self.admit_waiting(now, false);
+                self.slot(now, c)
+            }
+            Ev::Scripted(i) => {
+                self.admit_waiting(now, false);
+                self.scripted(now, i as usize)
+            }
+            Ev::Measure => {
+                self.admit_waiting(now, false);
+                self.measure(now)
+            }
+            Ev::Rrc(ue) => {
+                self.admit_waiting(now, false);
+                self.rrc(now, ue)
+            }
+            Ev::Dual => {
+                self.admit_waiting(now, false);
+                self.dual(now)
+            }
             Ev::Cptp { flow, role } => self.cptp_timer(now, flow, role),
         }
     }
