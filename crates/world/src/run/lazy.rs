@@ -38,9 +38,10 @@
 //! later packet than before, which changes no result (records are storage, not identity).
 //!
 //! The event count is kept: each distinct arrival instant admitted late counts as one
-//! event ([`mmtsim_engine::EventQueue::count_ahead`]), as its wire event did. The
-//! property tests of `tests/it/stepping.rs` compare whole runs (late admission) with
-//! stepped runs (never late) on the shipped one-UE and ten-UE examples, bit for bit.
+//! event ([`mmtsim_engine::EventQueue::count_ahead`]), as its wire event did.
+//! `tests/it/late_admission.rs` compares whole runs (late admission) with stepped runs
+//! (never late) bit for bit, on fixed and random one-UE runs; `tests/it/stepping.rs`
+//! does the same on the shipped one-UE and ten-UE examples.
 
 use super::{Ev, Sim};
 use crate::topology::Hop;
@@ -150,9 +151,7 @@ impl Sim {
     }
 
     fn admit_due(&mut self, now: SimTime, at_now: bool) {
-        let Some(lazy) = self.lazy.as_deref() else {
-            return;
-        };
+        let lazy = self.lazy.as_deref().expect("planned");
         let l = lazy.link;
         let li = l.index();
         let mut last = lazy.last;

@@ -454,23 +454,23 @@ impl Sim {
                 self.admit_waiting(now, false);
                 self.slot(now, c)
             }
-            Ev::Scripted(i) => {
+            Ev::Scripted(_) | Ev::Measure | Ev::Rrc(_) | Ev::Dual => {
                 self.admit_waiting(now, false);
-                self.scripted(now, i as usize)
-            }
-            Ev::Measure => {
-                self.admit_waiting(now, false);
-                self.measure(now)
-            }
-            Ev::Rrc(ue) => {
-                self.admit_waiting(now, false);
-                self.rrc(now, ue)
-            }
-            Ev::Dual => {
-                self.admit_waiting(now, false);
-                self.dual(now)
+                self.procedure(now, ev)
             }
             Ev::Cptp { flow, role } => self.cptp_timer(now, flow, role),
+        }
+    }
+
+    /// An early-class event of the radio's procedures: a scripted event, a measurement
+    /// instant, a handover deadline, a step of dual connectivity.
+    fn procedure(&mut self, now: SimTime, ev: Ev) {
+        match ev {
+            Ev::Scripted(i) => self.scripted(now, i as usize),
+            Ev::Measure => self.measure(now),
+            Ev::Rrc(ue) => self.rrc(now, ue),
+            Ev::Dual => self.dual(now),
+            _ => unreachable!("not a procedure's event"),
         }
     }
 
