@@ -68,6 +68,43 @@ def test_outage_series_without_rtt_samples_draws_the_same_run():
     assert s["rtos"] == full.summary["flows"][0]["rto_times_s"] and s["rtos"]
 
 
+def test_outage_series_are_read_from_the_sweep_run_of_seed_1(tmp_path):
+    """Fig. 4 draws seed 1 of each group, which the study's sweep has just run: the series
+    read from that run's folder are those of simulating it again, bit for bit, and a
+    folder whose sweep lacks the run is simulated (and with no sweep at all)."""
+    import numpy as np
+
+    from mmtsim.reproduce import reproduce
+    from mmtsim.reproductions.common import _sweep_run
+    from mmtsim.reproductions.xtcp_outage import OUTAGE_TCP, _outage_series
+
+    out = tmp_path / "outage"
+    # 10 s: past the outage at 8-9 s, so the two TCP variants' runs differ.
+    reproduce("xtcp-outage", out=out, runs=1, duration="10s", progress=False)
+    assert (out / "figures" / "fig4-goodput.png").exists()
+    series = {}
+    for cc, tcp in (("newreno", "ns3"), ("xtcp", "linux")):
+        folder = _sweep_run(out, f"cc={cc},tcp={tcp}", 1)
+        assert folder is not None and folder.parent == out / "runs"
+        got = _outage_series(cc, OUTAGE_TCP[tcp], "10s", out, tcp)
+        fresh = _outage_series(cc, OUTAGE_TCP[tcp], "10s")
+        assert set(got) == set(fresh)
+        for k in got:
+            if k == "rtos":
+                assert got[k] == fresh[k]
+            else:
+                assert np.array_equal(got[k], fresh[k], equal_nan=True), (cc, tcp, k)
+                assert len(got[k]) > 0
+        series[cc, tcp] = got
+    # The variant matters: NewReno under Linux's rule is another run.
+    linux = _outage_series("newreno", OUTAGE_TCP["linux"], "10s", out, "linux")
+    assert not np.array_equal(linux["cwnd"], series["newreno", "ns3"]["cwnd"])
+    # Seed 2 was not run; an unknown group has no run; a folder without a sweep has none.
+    assert _sweep_run(out, "cc=xtcp,tcp=linux", 2) is None
+    assert _sweep_run(out, "cc=vegas,tcp=linux", 1) is None
+    assert _sweep_run(tmp_path, "cc=xtcp,tcp=linux", 1) is None
+
+
 @pytest.mark.parametrize("name,runs,expected", [("xtcp-outage", 3, 30), ("xtcp-random", 2, 24)])
 def test_the_sweep_files_expand_to_the_paper_design(name, runs, expected, tmp_path):
     from mmtsim.reproduce import REPRODUCTIONS, _sweep_toml

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -54,6 +55,20 @@ def _common_set(duration: str | None) -> dict:
     if duration is not None:
         s["simulation.duration"] = duration
     return s
+
+
+def _sweep_run(out: Path, group_id: str, seed: int) -> Path | None:
+    """The folder of the finished run of group ``group_id`` with ``seed`` in the sweep last
+    run into ``out`` (its manifest lists that sweep's runs; a folder resumed with another
+    design may still hold runs of the old one), if there is one."""
+    manifest = out / "sweep.json"
+    if not manifest.exists():
+        return None
+    for r in json.loads(manifest.read_text()).get("runs", []):
+        if r.get("group_id") == group_id and r.get("seed") == seed:
+            folder = out / "runs" / r["run_id"]
+            return folder if (folder / "params.json").exists() else None
+    return None
 
 
 def _per_run(summary, **match) -> list[dict]:

@@ -15,7 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..report import Section, Table, image
-from .common import HERE, Finding, Reproduction, _ci, _common_set, _fmt, _per_run, _values
+from .common import (HERE, Finding, Reproduction, _ci, _common_set, _fmt, _per_run, _sweep_run,
+                     _values)
 from .paper import TABLE_II
 
 #: The algorithms of Table II, in its order.
@@ -171,22 +172,34 @@ def _outage_analyse(out: Path, summary) -> tuple[list[Finding], list[Section], d
     return findings, sections, numbers
 
 
-def _outage_series(cc: str, sets: dict, duration: str | None) -> dict:
+def _outage_series(cc: str, sets: dict, duration: str | None, out: Path | None = None,
+                   tcp: str | None = None) -> dict:
     """What Fig. 4 draws of one run of seed 1: goodput, cwnd and ssthresh (segments) and
     the RTO instants.
 
-    The run records no per-ACK RTT samples: the figure draws none, and they would be about
-    a million rows per run (``metrics.rtt`` only chooses what is recorded; the run is the
-    same). Only these arrays leave the function, so each run's tables are freed before the
-    next run starts instead of piling up in the driver."""
+    The study's sweep (in ``out``) already ran seed 1 of group (``cc``, ``tcp``) with the
+    same scenario, overrides and duration, and wrote these tables: they are read from its
+    folder rather than simulated again (ten runs, one after another, after a campaign
+    that ran on every core). Without such a run (``out`` None, or a sweep that did not
+    reach it), the run is simulated here, recording no per-ACK RTT samples: the figure
+    draws none, and they would be about a million rows per run (``metrics.rtt`` only
+    chooses what is recorded; the run is the same). Only these arrays leave the function,
+    so each run's tables are freed before the next run starts instead of piling up in
+    the driver."""
     import numpy as np
 
-    from ..api import run
+    from ..api import read_run, run
 
-    ov = {"flows.0.cc": cc, **sets, "metrics.rtt": False}
-    if duration is not None:
-        ov["simulation.duration"] = duration
-    res = run(HERE / "xtcp-outage.toml", seed=1, overrides=ov)
+    folder = None
+    if out is not None and tcp is not None:
+        folder = _sweep_run(out, f"cc={cc},tcp={tcp}", 1)
+    if folder is not None:
+        res = read_run(folder)
+    else:
+        ov = {"flows.0.cc": cc, **sets, "metrics.rtt": False}
+        if duration is not None:
+            ov["simulation.duration"] = duration
+        res = run(HERE / "xtcp-outage.toml", seed=1, overrides=ov)
     g, c = res.table("goodput"), res.table("cwnd")
     return {"t_goodput": g["t_s"].to_numpy(), "goodput": g["goodput_mbps"].to_numpy(),
             "t_cwnd": c["t_s"].to_numpy(), "cwnd": c["cwnd_bytes"].to_numpy() / 1400,
@@ -210,7 +223,7 @@ def _outage_timeseries(out: Path, duration: str | None) -> list[str]:
     for col, (tcp, sets) in enumerate(OUTAGE_TCP.items()):
         top, bottom = axes[0][col], axes[1][col]
         for cc in XTCP_OUTAGE_CCS:
-            s = _outage_series(cc, sets, duration)
+            s = _outage_series(cc, sets, duration, out, tcp)
             top.plot(s["t_goodput"], s["goodput"], label=cc, lw=1, color=colours[cc])
             bottom.plot(s["t_cwnd"], s["cwnd"], lw=1, color=colours[cc])
             bottom.plot(s["t_cwnd"], s["ssthresh"], lw=1, ls="--", color=colours[cc])
