@@ -50,10 +50,14 @@ pub struct SynOptions {
 }
 
 /// A TCP segment header, parsed.
+///
+/// `repr(C)` keeps the fields in this order: what every segment's handling reads (the
+/// numbers, length, timestamps and flags) comes first, and the SACK blocks, which only
+/// some acknowledgements carry, last, so that inside a [`Packet`] record a data segment's
+/// fields share the record's first two cache lines (see [`Packet`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct TcpHeader {
-    /// True if this segment travels from the data receiver to the data sender.
-    pub from_receiver: bool,
     /// Sequence number of the first payload byte (64-bit, unwrapped; SYN occupies seq 0
     /// and data starts at 1).
     pub seq: u64,
@@ -61,21 +65,23 @@ pub struct TcpHeader {
     pub ack: u64,
     /// Payload length in bytes.
     pub payload_bytes: u32,
-    /// Control flags.
-    pub flags: TcpFlags,
-    /// Window field as it appears on the wire (already right-shifted by the scale).
-    pub window_field: u16,
     /// Timestamps option (RFC 7323): TSval and TSecr in simulator ticks (see
     /// [`TS_TICK_NS`]).
     pub timestamps: Option<(u32, u32)>,
-    /// SACK blocks; the first `sack_len` entries are valid.
-    pub sack: [SackBlock; 4],
+    /// Window field as it appears on the wire (already right-shifted by the scale).
+    pub window_field: u16,
+    /// Control flags.
+    pub flags: TcpFlags,
+    /// True if this segment travels from the data receiver to the data sender.
+    pub from_receiver: bool,
     /// Number of valid SACK blocks.
     pub sack_len: u8,
-    /// SYN options (only on SYN segments).
-    pub syn_options: Option<SynOptions>,
     /// True if this data segment is a retransmission (oracle metadata, not on the wire).
     pub retransmission: bool,
+    /// SYN options (only on SYN segments).
+    pub syn_options: Option<SynOptions>,
+    /// SACK blocks; the first `sack_len` entries are valid.
+    pub sack: [SackBlock; 4],
 }
 
 /// One timestamp-clock tick: 1 µs. Linux moved its TCP timestamp clock to 1 ms ticks long
@@ -143,26 +149,79 @@ pub enum Transport {
     },
 }
 
+/// Bytes at the start of a [`Packet`] record that hold every field a data segment's
+/// handling reads (forwarding, queues, TCP delivery): what a prefetch of a record brings.
+pub const HOT_BYTES: usize = 96;
+
 /// A packet in flight.
+///
+/// `repr(C)` keeps the fields in this order: forwarding reads the destination, the tunnel
+/// and the size at every hop, and the record has usually waited in a buffer or on a wire
+/// long enough to leave the cache, so they come first, on one cache line with the TCP
+/// sequence numbers; a data segment's whole handling then touches two of the record's
+/// three lines (the compiler's own order put the tunnel and the destination at opposite
+/// ends). The layout changes no result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
 pub struct Packet {
+    /// Destination node.
+    pub dst: NodeId,
+    /// The far end of the core network's tunnel (GTP-U between a gNB site and the user
+    /// plane function, TS 23.501 §5.8 [TS23501]) while the packet travels inside it:
+    /// forwarding then routes towards this node instead of `dst`. No header bytes are
+    /// added. `None` outside a tunnel.
+    pub tunnel: Option<NodeId>,
+    /// Size on the wire, IP header included, in bytes.
+    pub size_bytes: u32,
     /// Flow this packet belongs to.
     pub flow: FlowId,
     /// Source node.
     pub src: NodeId,
-    /// Destination node.
-    pub dst: NodeId,
-    /// Size on the wire, IP header included, in bytes.
-    pub size_bytes: u32,
     /// When the packet entered the network (for one-way delay).
     pub sent_at: SimTime,
     /// When the packet entered its current queue (for CoDel sojourn time).
     pub enqueued_at: SimTime,
     /// Transport header.
     pub transport: Transport,
-    /// The far end of the core network's tunnel (GTP-U between a gNB site and the user
-    /// plane function, TS 23.501 §5.8 [TS23501]) while the packet travels inside it:
-    /// forwarding then routes towards this node instead of `dst`. No header bytes are
-    /// added. `None` outside a tunnel.
-    pub tunnel: Option<NodeId>,
+}
+
+#[cfg(test)]
+mod layout {
+    use super::*;
+    use std::mem::{offset_of, size_of};
+
+    /// The fields a data segment's handling reads lie within the record's first 96 bytes
+    /// (two cache lines wherever a 160-byte record starts in the slab, which is on a
+    /// 32-byte boundary), the SACK blocks after them.
+    #[test]
+    fn a_data_segment_is_read_from_the_first_two_cache_lines() {
+        assert_eq!(size_of::<Packet>(), 160);
+        let p = Packet {
+            dst: NodeId(0),
+            tunnel: None,
+            size_bytes: 0,
+            flow: FlowId(0),
+            src: NodeId(0),
+            sent_at: SimTime::ZERO,
+            enqueued_at: SimTime::ZERO,
+            transport: Transport::Tcp(TcpHeader::default()),
+        };
+        let Transport::Tcp(h) = &p.transport else {
+            unreachable!("built as TCP")
+        };
+        let tcp = (h as *const TcpHeader as usize) - (&p as *const Packet as usize);
+        let hot_end = [
+            offset_of!(Packet, dst) + 4,
+            offset_of!(Packet, tunnel) + size_of::<Option<NodeId>>(),
+            offset_of!(Packet, size_bytes) + 4,
+            offset_of!(Packet, enqueued_at) + 8,
+            tcp + offset_of!(TcpHeader, retransmission) + 1,
+            tcp + offset_of!(TcpHeader, syn_options) + size_of::<Option<SynOptions>>(),
+        ]
+        .into_iter()
+        .max()
+        .expect("fields");
+        assert!(hot_end <= HOT_BYTES, "hot fields end at {hot_end}");
+        assert!(tcp + offset_of!(TcpHeader, sack) >= HOT_BYTES);
+    }
 }

@@ -7,7 +7,7 @@ use mmtsim_engine::ids::{CellId, LinkId, NodeId, UeId};
 use mmtsim_engine::queue::CLASS_EARLY;
 use mmtsim_engine::SimTime;
 use mmtsim_net::link::{Delivery, PacketRef};
-use mmtsim_net::packet::Packet;
+use mmtsim_net::packet::{Packet, HOT_BYTES};
 use mmtsim_net::Direction;
 
 impl Sim {
@@ -324,10 +324,10 @@ impl Sim {
 
 /// Asks the CPU to bring `p`'s record into cache: a packet that has crossed a wire of a
 /// few milliseconds, or waited in an RLC buffer, is usually out of it, and the next
-/// packet on a wire or out of a slot is handled soon. The record (160 bytes) spans up to
-/// three cache lines and forwarding reads both its ends (the tunnel and the destination
-/// sit at opposite ends in the compiler's layout), so every line is asked for. A hint
-/// only: it changes no result.
+/// packet on a wire or out of a slot is handled soon. Only the record's first
+/// [`HOT_BYTES`] are asked for (two cache lines): they hold every field forwarding and a
+/// data segment's delivery read, and the SACK blocks after them only some ACKs use. A
+/// hint only: it changes no result.
 #[inline(always)]
 fn prefetch(p: &Packet) {
     #[cfg(target_arch = "x86_64")]
@@ -337,7 +337,7 @@ fn prefetch(p: &Packet) {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         let at = (p as *const Packet).cast::<i8>();
         let mut off = 0;
-        while off < std::mem::size_of::<Packet>() {
+        while off < HOT_BYTES {
             _mm_prefetch::<_MM_HINT_T0>(at.wrapping_add(off));
             off += 64;
         }
