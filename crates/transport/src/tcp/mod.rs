@@ -229,10 +229,11 @@ pub fn ts_ticks(now: SimTime) -> u32 {
 }
 
 /// Smallest window-scale shift that lets `buf` bytes be advertised (RFC 7323 §2.3: ≤ 14).
+///
+/// `buf >> s ≤ 65 535` exactly when `buf < 2^(16 + s)`, i.e. when `buf >> 16 < 2^s`:
+/// the smallest such `s` is the bit length of `buf >> 16`. (Every data segment's header
+/// asks, so this is a count of leading zeros rather than a loop of up to 14 shifts.)
+#[inline]
 pub fn wscale_for(buf: u64) -> u8 {
-    let mut s = 0u8;
-    while s < 14 && (buf >> s) > 65_535 {
-        s += 1;
-    }
-    s
+    ((u64::BITS - (buf >> 16).leading_zeros()) as u8).min(14)
 }

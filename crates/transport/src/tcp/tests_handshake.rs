@@ -9,7 +9,7 @@
 
 use super::sender::{SenderState, TcpSender};
 use super::tests::*;
-use super::{ts_ticks, TcpConfig};
+use super::{ts_ticks, wscale_for, TcpConfig};
 use mmtsim_engine::SimTime;
 use mmtsim_net::packet::{SynOptions, TcpHeader};
 
@@ -242,4 +242,39 @@ fn test_ts_ticks_are_microseconds() {
     // The timestamp clock ticks in µs and wraps at 2^32.
     assert_eq!(ts_ticks(ms(1)), 1000);
     assert_eq!(ts_ticks(us((1 << 32) + 5)), 5);
+}
+
+#[test]
+fn test_window_scale_at_the_boundaries() {
+    // RFC 7323 §2.3: the smallest shift s with buf >> s ≤ 65 535, at most 14. 65 535 B
+    // needs none; 65 536 B needs 1 (32 768); 131 071 B still 1 (65 535); 131 072 B needs
+    // 2; 6 MB (6 291 456 = 96 · 2^16) needs 7 (49 152); 2^30 B needs 14 (65 536 would
+    // need 15: capped).
+    for (buf, s) in [
+        (0, 0),
+        (65_535, 0),
+        (65_536, 1),
+        (131_071, 1),
+        (131_072, 2),
+        (6_291_456, 7),
+        ((1 << 30) - 1, 14),
+        (1 << 30, 14),
+        (u64::MAX, 14),
+    ] {
+        assert_eq!(wscale_for(buf), s, "buf {buf}");
+    }
+}
+
+proptest::proptest! {
+    /// The shift is the definition's: the loop that shifts until the window fits.
+    #[test]
+    fn window_scale_is_the_smallest_shift_that_fits(buf in proptest::num::u64::ANY, small in 0u64..1 << 32) {
+        for b in [buf, small] {
+            let mut s = 0u8;
+            while s < 14 && (b >> s) > 65_535 {
+                s += 1;
+            }
+            proptest::prop_assert_eq!(wscale_for(b), s);
+        }
+    }
 }
