@@ -55,7 +55,7 @@ def test_outage_series_without_rtt_samples_draws_the_same_run():
     from mmtsim.reproductions.xtcp_outage import OUTAGE_TCP, _outage_series
 
     sets = OUTAGE_TCP["ns3"]
-    s = _outage_series("newreno", sets, "10s")
+    s = _outage_series("newreno", "ns3", "10s")
     full = mmtsim.run(HERE / "xtcp-outage.toml", seed=1,
                       overrides={"flows.0.cc": "newreno", **sets, "simulation.duration": "10s"})
     assert full.table("rtt").height > 0
@@ -76,7 +76,7 @@ def test_outage_series_are_read_from_the_sweep_run_of_seed_1(tmp_path):
 
     from mmtsim.reproduce import reproduce
     from mmtsim.reproductions.common import _sweep_run
-    from mmtsim.reproductions.xtcp_outage import OUTAGE_TCP, _outage_series
+    from mmtsim.reproductions.xtcp_outage import _outage_series
 
     out = tmp_path / "outage"
     # 10 s: past the outage at 8-9 s, so the two TCP variants' runs differ.
@@ -86,8 +86,8 @@ def test_outage_series_are_read_from_the_sweep_run_of_seed_1(tmp_path):
     for cc, tcp in (("newreno", "ns3"), ("xtcp", "linux")):
         folder = _sweep_run(out, f"cc={cc},tcp={tcp}", 1)
         assert folder is not None and folder.parent == out / "runs"
-        got = _outage_series(cc, OUTAGE_TCP[tcp], "10s", out, tcp)
-        fresh = _outage_series(cc, OUTAGE_TCP[tcp], "10s")
+        got = _outage_series(cc, tcp, "10s", out)
+        fresh = _outage_series(cc, tcp, "10s")
         assert set(got) == set(fresh)
         for k in got:
             if k == "rtos":
@@ -97,7 +97,7 @@ def test_outage_series_are_read_from_the_sweep_run_of_seed_1(tmp_path):
                 assert len(got[k]) > 0
         series[cc, tcp] = got
     # The variant matters: NewReno under Linux's rule is another run.
-    linux = _outage_series("newreno", OUTAGE_TCP["linux"], "10s", out, "linux")
+    linux = _outage_series("newreno", "linux", "10s", out)
     assert not np.array_equal(linux["cwnd"], series["newreno", "ns3"]["cwnd"])
     # Seed 2 was not run; an unknown group has no run; a folder without a sweep has none.
     assert _sweep_run(out, "cc=xtcp,tcp=linux", 2) is None

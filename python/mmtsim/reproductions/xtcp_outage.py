@@ -172,14 +172,14 @@ def _outage_analyse(out: Path, summary) -> tuple[list[Finding], list[Section], d
     return findings, sections, numbers
 
 
-def _outage_series(cc: str, sets: dict, duration: str | None, out: Path | None = None,
-                   tcp: str | None = None) -> dict:
+def _outage_series(cc: str, tcp: str, duration: str | None, out: Path | None = None) -> dict:
     """What Fig. 4 draws of one run of seed 1: goodput, cwnd and ssthresh (segments) and
     the RTO instants.
 
-    The study's sweep (in ``out``) already ran seed 1 of group (``cc``, ``tcp``) with the
-    same scenario, overrides and duration, and wrote these tables: they are read from its
-    folder rather than simulated again (ten runs, one after another, after a campaign
+    ``tcp`` names the TCP variant (a key of :data:`OUTAGE_TCP`). The study's sweep (in
+    ``out``) already ran seed 1 of group (``cc``, ``tcp``) with the same scenario,
+    overrides and duration, and wrote these tables: they are read from its folder rather
+    than simulated again (ten runs, one after another, after a campaign
     that ran on every core). Without such a run (``out`` None, or a sweep that did not
     reach it), the run is simulated here, recording no per-ACK RTT samples: the figure
     draws none, and they would be about a million rows per run (``metrics.rtt`` only
@@ -190,13 +190,11 @@ def _outage_series(cc: str, sets: dict, duration: str | None, out: Path | None =
 
     from ..api import read_run, run
 
-    folder = None
-    if out is not None and tcp is not None:
-        folder = _sweep_run(out, f"cc={cc},tcp={tcp}", 1)
+    folder = _sweep_run(out, f"cc={cc},tcp={tcp}", 1) if out is not None else None
     if folder is not None:
         res = read_run(folder)
     else:
-        ov = {"flows.0.cc": cc, **sets, "metrics.rtt": False}
+        ov = {"flows.0.cc": cc, **OUTAGE_TCP[tcp], "metrics.rtt": False}
         if duration is not None:
             ov["simulation.duration"] = duration
         res = run(HERE / "xtcp-outage.toml", seed=1, overrides=ov)
@@ -220,10 +218,10 @@ def _outage_timeseries(out: Path, duration: str | None) -> list[str]:
     fig, axes = plt.subplots(2, len(OUTAGE_TCP), figsize=(13, 6.5), sharex=True,
                              sharey="row", squeeze=False)
     colours = dict(zip(XTCP_OUTAGE_CCS, plt.rcParams["axes.prop_cycle"].by_key()["color"]))
-    for col, (tcp, sets) in enumerate(OUTAGE_TCP.items()):
+    for col, tcp in enumerate(OUTAGE_TCP):
         top, bottom = axes[0][col], axes[1][col]
         for cc in XTCP_OUTAGE_CCS:
-            s = _outage_series(cc, sets, duration, out, tcp)
+            s = _outage_series(cc, tcp, duration, out)
             top.plot(s["t_goodput"], s["goodput"], label=cc, lw=1, color=colours[cc])
             bottom.plot(s["t_cwnd"], s["cwnd"], lw=1, color=colours[cc])
             bottom.plot(s["t_cwnd"], s["ssthresh"], lw=1, ls="--", color=colours[cc])
