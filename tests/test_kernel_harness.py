@@ -34,6 +34,10 @@ def _why_unavailable() -> str | None:
 UNAVAILABLE = _why_unavailable()
 needs_kernel = pytest.mark.skipif(UNAVAILABLE is not None, reason=f"kernel harness unavailable: {UNAVAILABLE}")
 
+#: The constant-rate run's forwarder must keep its schedule to this p99 lateness, µs (the
+#: single saturated flow is the forwarder's easiest case; it measures under 25 µs).
+FORWARDER_P99_US = 500
+
 #: Payload share of a full-sized packet: MSS 1448 B of a 1500 B IP packet (20 B IPv4,
 #: 20 B TCP, 12 B timestamps option). Goodput at a saturated link = rate × this.
 PAYLOAD_SHARE = 1448 / 1500
@@ -149,9 +153,12 @@ def test_kernel_compare_cli_refuses_an_unknown_case(tmp_path):
 
 
 @needs_kernel
-def test_constant_rate_kernel_goodput_equals_the_link_rate(tmp_path):
+def test_constant_rate_kernel_goodput_equals_the_link_rate(tmp_path_factory):
     case = load_case("constant-100")
-    side, emu = run_kernel(case, "cubic", tmp_path)
+    # Like every pair of the trace set, a run during which the host stalled the forwarder
+    # is run again (CI of 2026-11-29: one run's p99 lateness was 3.7 ms, max 17.7 ms, while
+    # its goodput was within 3 %); three late runs in a row still fail below.
+    side, emu = _kernel_run(case, "cubic", tmp_path_factory, FORWARDER_P99_US)
     # Past slow start (from 1 s), a saturated link delivers rate × payload share.
     bins = side.goodput_bins_mbps[10:]
     steady = sum(bins) / len(bins)
@@ -159,7 +166,7 @@ def test_constant_rate_kernel_goodput_equals_the_link_rate(tmp_path):
     assert steady == pytest.approx(expected, rel=0.03), (steady, expected)
     # The forwarder is not the bottleneck and keeps time.
     lat = emu["lateness"]
-    assert lat["p99_us"] < 500, lat
+    assert lat["p99_us"] < FORWARDER_P99_US, lat
     assert emu["forward"]["max_packet_bytes"] <= 1500, "offload super-packets reached the forwarder"
     assert emu["forward"]["before_clock_packets"] == 0 and emu["reverse"]["before_clock_packets"] == 0
     assert emu["forward"]["write_errors"] == 0
@@ -209,13 +216,14 @@ LATENESS_P99_US = 1000
 MAX_LATE_PAIRS = 1
 
 
-def _kernel_run(case, cc, tmp_path_factory):
-    """One kernel run of the pair. A run during which the forwarder fell behind measured
-    the machine, not TCP: it is run again (twice at most) before being judged."""
+def _kernel_run(case, cc, tmp_path_factory, p99_bound_us=LATENESS_P99_US):
+    """One kernel run of the pair. A run during which the forwarder fell behind (p99
+    lateness at or over `p99_bound_us`) measured the machine, not TCP: it is run again
+    (twice at most) before being judged."""
     for _attempt in range(3):
         work = tmp_path_factory.mktemp(f"{case.name}-{cc}")
         kernel, emu = run_kernel(case, cc, work)
-        if emu["lateness"]["p99_us"] < LATENESS_P99_US:
+        if emu["lateness"]["p99_us"] < p99_bound_us:
             break
     return kernel, emu
 
