@@ -7,6 +7,8 @@
 //! - [`ids`]: the identities of a run's objects (nodes, links, sites, cells, UEs, flows).
 //! - [`rng`]: one master seed per run, split into independent named streams.
 //! - [`metrics`]: recorders the layers share (delay samples).
+//! - [`ring`]: a FIFO ring of small records with power-of-two capacity (wires, link
+//!   schedules, RLC buffers).
 //! - [`spares`]: emptied lists kept for reuse, so that per-packet lists allocate nothing.
 //!
 //! # Ordering contract
@@ -35,6 +37,7 @@
 pub mod ids;
 pub mod metrics;
 pub mod queue;
+pub mod ring;
 pub mod rng;
 pub mod spares;
 pub mod time;

@@ -18,8 +18,8 @@
 
 use super::LinkStats;
 use crate::queue::droptail;
+use mmtsim_engine::ring::Ring;
 use mmtsim_engine::{Rate, SimTime};
-use std::collections::VecDeque;
 
 /// One accepted packet not yet fully serialised.
 #[derive(Clone, Copy, Debug)]
@@ -44,7 +44,7 @@ pub(super) struct Fifo {
     pub(super) limit_packets: u32,
     /// Accepted packets not yet fully serialised, in FIFO order (arrivals, starts and ends
     /// all ascend). At most the front one is in service at any instant.
-    sched: VecDeque<Entry>,
+    sched: Ring<Entry>,
     /// Bytes in `sched`.
     sched_bytes: u64,
     /// Bytes ever accepted.
@@ -57,7 +57,7 @@ impl Fifo {
             rate,
             limit_bytes,
             limit_packets,
-            sched: VecDeque::new(),
+            sched: Ring::new(),
             sched_bytes: 0,
             accepted_bytes: 0,
         }

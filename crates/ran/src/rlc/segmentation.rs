@@ -5,9 +5,9 @@
 
 use super::pdu::{li_bytes, li_cost, Piece, Sdu, LI_MAX_BYTES};
 use super::{RlcConfig, RlcStats};
+use mmtsim_engine::ring::Ring;
 use mmtsim_engine::SimTime;
 use mmtsim_net::queue::codel::{CoDel, CoDelQueue};
-use std::collections::VecDeque;
 
 /// An SDU waiting in the transmission buffer.
 #[derive(Clone, Copy, Debug)]
@@ -21,7 +21,7 @@ struct QueuedSdu {
 /// transmission, the byte limit, CoDel and the concatenation rule.
 #[derive(Clone, Debug)]
 pub(crate) struct TxQueue {
-    sdus: VecDeque<QueuedSdu>,
+    sdus: Ring<QueuedSdu>,
     /// Bytes of the head SDU already put into PDUs.
     head_offset: u32,
     /// The head SDU has passed CoDel (it is being segmented).
@@ -50,7 +50,7 @@ impl TxQueue {
 
     pub(crate) fn new(cfg: &RlcConfig) -> Self {
         TxQueue {
-            sdus: VecDeque::new(),
+            sdus: Ring::new(),
             head_offset: 0,
             head_admitted: false,
             bytes: 0,

@@ -15,13 +15,14 @@ pub(crate) use flows::{FlowKind, FlowState, Reader};
 use crate::core::Core;
 use crate::topology::{Forwarding, Topology};
 use mmtsim_engine::ids::{CellId, NodeId, UeId};
+use mmtsim_engine::ring::Ring;
 use mmtsim_engine::Rate;
 use mmtsim_engine::{RngStreams, SimTime};
 use mmtsim_net::link::{Impairments, LinkConfig, LinkDir};
 use mmtsim_net::trace::RateTrace;
 use mmtsim_ran::network::Ran;
 use mmtsim_scenario::{resolve, Loaded};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 /// One link direction and where it leads.
 pub(crate) struct LinkState {
@@ -34,7 +35,7 @@ pub(crate) struct LinkState {
     pub rate_desc: String,
     /// Packets propagating on the wire in arrival order (constant delay keeps them FIFO),
     /// so the event queue holds one event per link instead of one per packet.
-    pub wire: VecDeque<(SimTime, u32)>,
+    pub wire: Ring<(SimTime, u32)>,
     /// A `WireHead` event for this link is scheduled.
     pub wire_event_pending: bool,
     /// Sum, count and maximum of the sampled queue occupancy (bytes).
@@ -146,7 +147,7 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Result<Built, String> {
                 reverse,
                 capture,
                 rate_desc: link_rate_desc(Some(resolve::direction(link, reverse))),
-                wire: VecDeque::new(),
+                wire: Ring::new(),
                 wire_event_pending: false,
                 occupancy: Default::default(),
             });
