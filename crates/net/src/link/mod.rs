@@ -137,6 +137,10 @@ pub struct LinkDir {
     wire_index: u64,
     /// Next entry of `impair.drop_packets` to apply.
     drop_cursor: usize,
+    /// No impairment of any kind (no loss process, no packet to drop, no reordering, no
+    /// duplication): every packet reaches the far end `delay` after it left, and the
+    /// wire's per-packet bookkeeping is skipped. Fixed when the link is made.
+    clean: bool,
     /// Counters.
     pub stats: LinkStats,
 }
@@ -176,6 +180,11 @@ impl LinkDir {
         loss_rng: SimRng,
         impair_rng: SimRng,
     ) -> Self {
+        let i = &cfg.impairments;
+        let clean = i.loss.is_none()
+            && i.drop_packets.is_empty()
+            && i.reorder_p == 0.0
+            && i.duplicate_p == 0.0;
         LinkDir {
             queue: Queue::new(&cfg.queue, cfg.mtu_bytes),
             tx,
@@ -191,6 +200,7 @@ impl LinkDir {
             scratch: Vec::new(),
             wire_index: 0,
             drop_cursor: 0,
+            clean,
             stats: LinkStats::default(),
         }
     }
@@ -299,7 +309,24 @@ impl LinkDir {
     }
 
     /// `qp` leaves the transmitter at `now` (its end of serialisation).
+    #[inline]
     fn put_on_wire(&mut self, now: SimTime, qp: QueuedPacket, out: &mut LinkOutput) {
+        if self.clean {
+            out.delivered.push(Delivery {
+                pkt: qp.pkt,
+                at: now + self.delay,
+                duplicate: false,
+                held: false,
+            });
+        } else {
+            self.put_on_impaired_wire(now, qp, out);
+        }
+    }
+
+    /// [`Self::put_on_wire`] on a link with impairments: scheduled drops, random loss,
+    /// reordering, duplication, in that order.
+    #[inline(never)]
+    fn put_on_impaired_wire(&mut self, now: SimTime, qp: QueuedPacket, out: &mut LinkOutput) {
         let index = self.wire_index;
         self.wire_index += 1;
         if self.impair.drop_packets.get(self.drop_cursor) == Some(&index) {
@@ -641,6 +668,49 @@ mod tests {
             proptest::prop_assert_eq!(key(&of.dropped), key(&os.dropped));
             proptest::prop_assert_eq!(fast.stats, slow.stats);
             proptest::prop_assert_eq!(samples.0, samples.1);
+        }
+
+        /// A link without impairments skips the wire's bookkeeping: what it delivers, and
+        /// when, equals the impaired path's answer on the same link with an impairment that
+        /// never applies (a listed drop of a packet index never reached).
+        #[test]
+        fn a_clean_wire_delivers_as_the_impaired_path_does(
+            arrivals in proptest::collection::vec((0u64..3000, 40u32..1500), 1..200),
+            limit_p in proptest::option::of(1u32..12),
+            event_driven in proptest::bool::ANY,
+        ) {
+            let inert = Impairments { drop_packets: vec![u64::MAX], ..Default::default() };
+            let s = RngStreams::new(7);
+            let make = |imp: Impairments| {
+                let cfg = config(Rate::mbps(10), 5, (None, limit_p), imp);
+                if event_driven {
+                    LinkDir::event_driven(cfg, s.stream("l"), s.stream("i"))
+                } else {
+                    LinkDir::new(cfg, s.stream("l"), s.stream("i"))
+                }
+            };
+            let (mut clean, mut impaired) = (make(Impairments::default()), make(inert));
+            proptest::prop_assert!(clean.clean && !impaired.clean);
+            let mut outs = Vec::new();
+            for l in [&mut clean, &mut impaired] {
+                let (mut out, mut t, mut pending) = (LinkOutput::default(), SimTime::ZERO, None);
+                for (i, &(gap_us, size)) in arrivals.iter().enumerate() {
+                    t += SimTime::from_us(gap_us);
+                    while let Some(d) = pending.filter(|&d| d <= t) {
+                        l.tx_done(d, &mut out);
+                        pending = out.tx_done_at.take();
+                    }
+                    l.enqueue(t, PacketRef(i as u32), size, &mut out);
+                    pending = out.tx_done_at.take().or(pending);
+                }
+                while let Some(d) = pending {
+                    l.tx_done(d, &mut out);
+                    pending = out.tx_done_at.take();
+                }
+                l.settle(SimTime::NEVER);
+                outs.push((out.delivered, out.dropped, l.stats.clone()));
+            }
+            proptest::prop_assert_eq!(&outs[0], &outs[1]);
         }
     }
 }
