@@ -708,7 +708,7 @@ mod tests {
                     pending = out.tx_done_at.take();
                 }
                 l.settle(SimTime::NEVER);
-                outs.push((out.delivered, out.dropped, l.stats.clone()));
+                outs.push((out.delivered, out.dropped, l.stats));
             }
             proptest::prop_assert_eq!(&outs[0], &outs[1]);
         }
