@@ -121,17 +121,6 @@ impl<T: Copy> Ring<T> {
         Some(v)
     }
 
-    /// Removes and returns the back value.
-    #[inline]
-    pub fn pop_back(&mut self) -> Option<T> {
-        if self.len == 0 {
-            return None;
-        }
-        self.len -= 1;
-        // SAFETY: as in `pop_front`.
-        Some(unsafe { *self.buf.get_unchecked(self.slot(self.len)) })
-    }
-
     /// The `i`-th value from the front.
     #[inline]
     pub fn get(&self, i: usize) -> Option<&T> {
@@ -143,40 +132,16 @@ impl<T: Copy> Ring<T> {
         }
     }
 
-    /// The `i`-th value from the front, to change.
-    #[inline]
-    pub fn get_mut(&mut self, i: usize) -> Option<&mut T> {
-        if i < self.len {
-            let s = self.slot(i);
-            // SAFETY: as in `pop_front`.
-            Some(unsafe { self.buf.get_unchecked_mut(s) })
-        } else {
-            None
-        }
-    }
-
     /// The front value.
     #[inline]
     pub fn front(&self) -> Option<&T> {
         self.get(0)
     }
 
-    /// The front value, to change.
-    #[inline]
-    pub fn front_mut(&mut self) -> Option<&mut T> {
-        self.get_mut(0)
-    }
-
     /// The back value.
     #[inline]
     pub fn back(&self) -> Option<&T> {
         self.len.checked_sub(1).and_then(|i| self.get(i))
-    }
-
-    /// The back value, to change.
-    #[inline]
-    pub fn back_mut(&mut self) -> Option<&mut T> {
-        self.len.checked_sub(1).and_then(|i| self.get_mut(i))
     }
 
     /// Empties the ring (it keeps its capacity).
@@ -226,21 +191,6 @@ impl<T: Copy> std::ops::Index<usize> for Ring<T> {
     #[inline]
     fn index(&self, i: usize) -> &T {
         self.get(i).expect("ring index out of bounds")
-    }
-}
-
-impl<T: Copy> std::ops::IndexMut<usize> for Ring<T> {
-    #[inline]
-    fn index_mut(&mut self, i: usize) -> &mut T {
-        self.get_mut(i).expect("ring index out of bounds")
-    }
-}
-
-impl<'a, T: Copy> IntoIterator for &'a Ring<T> {
-    type Item = &'a T;
-    type IntoIter = Iter<'a, T>;
-    fn into_iter(self) -> Iter<'a, T> {
-        self.iter()
     }
 }
 
@@ -310,10 +260,6 @@ mod tests {
     enum Op {
         Push(u16),
         PopFront,
-        PopBack,
-        SetFront(u16),
-        SetBack(u16),
-        Set(usize, u16),
         Clear,
     }
 
@@ -321,10 +267,6 @@ mod tests {
         prop_oneof![
             6 => any::<u16>().prop_map(Op::Push),
             4 => Just(Op::PopFront),
-            1 => Just(Op::PopBack),
-            1 => any::<u16>().prop_map(Op::SetFront),
-            1 => any::<u16>().prop_map(Op::SetBack),
-            1 => (0usize..40, any::<u16>()).prop_map(|(i, v)| Op::Set(i, v)),
             1 => Just(Op::Clear),
         ]
     }
@@ -340,16 +282,6 @@ mod tests {
                 match o {
                     Op::Push(v) => { r.push_back(v); d.push_back(v); }
                     Op::PopFront => prop_assert_eq!(r.pop_front(), d.pop_front()),
-                    Op::PopBack => prop_assert_eq!(r.pop_back(), d.pop_back()),
-                    Op::SetFront(v) => {
-                        if let (Some(a), Some(b)) = (r.front_mut(), d.front_mut()) { *a = v; *b = v; }
-                    }
-                    Op::SetBack(v) => {
-                        if let (Some(a), Some(b)) = (r.back_mut(), d.back_mut()) { *a = v; *b = v; }
-                    }
-                    Op::Set(i, v) => {
-                        if let (Some(a), Some(b)) = (r.get_mut(i), d.get_mut(i)) { *a = v; *b = v; }
-                    }
                     Op::Clear => { r.clear(); d.clear(); }
                 }
                 prop_assert_eq!(r.len(), d.len());
