@@ -50,7 +50,7 @@
 //! - The element count of a preset becomes a near-square panel ([`PanelArray::of`]):
 //!   8×8 for 64 elements, 4×4 for 16.
 
-use crate::budget::lin_to_db;
+use crate::budget::{db_to_lin, lin_to_db};
 use crate::geometry::Vec3;
 
 /// Half-power beamwidth of the element, both planes, degrees [TR38901 §7.3, Table 7.3-1].
@@ -186,16 +186,37 @@ impl PanelArray {
     /// [`Self::relative_gain_db`] of a beam and a direction whose own terms are already
     /// computed: the same operations on the same values, so the same result to the bit.
     pub fn relative_gain_steered_db(&self, beam: &SteeredBeam, toward: &Sighting) -> f64 {
-        debug_assert_eq!(beam.array, *self, "a beam steered by another array");
         if self.elements() == 1 {
             return 0.0;
         }
+        let (element_db, af) = self.pattern_and_factor(beam, toward);
+        element_db + lin_to_db(af)
+    }
+
+    /// [`Self::gain_steered_db`] as a power ratio: M·N · 10^(ΔA/10) · F. The same
+    /// formula without the logarithm of F, so equal to 10^(G/10) up to rounding (a few
+    /// units in the last place), for sums of interference powers in milliwatts.
+    pub fn gain_steered_lin(&self, beam: &SteeredBeam, toward: &Sighting) -> f64 {
+        if self.elements() == 1 {
+            return 1.0;
+        }
+        let (element_db, af) = self.pattern_and_factor(beam, toward);
+        self.elements() as f64 * db_to_lin(element_db) * af
+    }
+
+    /// The two factors of a beam's gain toward a direction off its peak: the element
+    /// pattern relative to the beam's own direction, A(θ, φ − φ0) − A(θ0, 0), dB, and
+    /// the array factor F (linear).
+    fn pattern_and_factor(&self, beam: &SteeredBeam, toward: &Sighting) -> (f64, f64) {
+        debug_assert_eq!(beam.array, *self, "a beam steered by another array");
         let off_az = toward.bearing.azimuth_deg - beam.bearing.azimuth_deg;
         let element = element_pattern_db(toward.bearing.zenith_deg, off_az) - beam.element_db;
         let psi_h = std::f64::consts::PI * toward.sin_zenith * off_az.to_radians().sin();
         let psi_v = std::f64::consts::PI * (toward.cos_zenith - beam.cos_zenith);
-        let af = array_factor(self.columns, psi_h) * array_factor(self.rows, psi_v);
-        element + lin_to_db(af)
+        (
+            element,
+            array_factor(self.columns, psi_h) * array_factor(self.rows, psi_v),
+        )
     }
 
     /// [`Self::gain_db`] of a beam and a direction whose own terms are already computed.
@@ -423,6 +444,38 @@ mod tests {
                     let got = array.gain_steered_db(&beam, &seen);
                     assert_eq!(got.to_bits(), direct.to_bits(), "{array:?} {k}");
                     assert_eq!(got.to_bits(), array.gain_db(b(az0, zen0), toward).to_bits());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_linear_gain_is_the_gain_in_db_as_a_ratio() {
+        // Toward its own target a beam has exactly M·N; at the horizontal cut's first null
+        // (8ψ/2 = π, sin φ = 1/4) nothing; a single element is omnidirectional. Elsewhere
+        // 10^(G/10) of the dB formula, to rounding.
+        let a = PanelArray::of(64);
+        let beam = a.steer(b(10.0, 90.0));
+        assert_eq!(
+            a.gain_steered_lin(&beam, &Sighting::new(b(10.0, 90.0))),
+            64.0
+        );
+        let null = 10.0 + 0.25f64.asin().to_degrees();
+        assert!(a.gain_steered_lin(&beam, &Sighting::new(b(null, 90.0))) < 1e-20);
+        let one = PanelArray::of(1);
+        let seen = Sighting::new(b(100.0, 60.0));
+        assert_eq!(one.gain_steered_lin(&one.steer(b(0.0, 90.0)), &seen), 1.0);
+        for array in [PanelArray::of(64), PanelArray::of(16), PanelArray::of(32)] {
+            for (az0, zen0) in [(0.0, 90.0), (-123.4, 97.3), (45.0, 120.0)] {
+                let beam = array.steer(b(az0, zen0));
+                for k in 0..200 {
+                    let seen = Sighting::new(b(-180.0 + 1.83 * k as f64, 60.0 + 0.31 * k as f64));
+                    let want = 10f64.powf(array.gain_steered_db(&beam, &seen) / 10.0);
+                    let got = array.gain_steered_lin(&beam, &seen);
+                    assert!(
+                        (got - want).abs() <= 1e-13 * want,
+                        "{array:?} {k}: {got} vs {want}"
+                    );
                 }
             }
         }

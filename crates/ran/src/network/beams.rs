@@ -14,24 +14,26 @@
 //! direction alone: they are computed when the beam is aimed (a steered beam) or the
 //! victim moves (a sighting), and a pair's gain costs five sines and a logarithm.
 //!
-//! What remains is the `pow`: a term's power changes with its beam's share of the slot,
-//! and with full buffers two thirds of the terms met a share other than the one before
-//! (a cache of a term's last eight powers would still miss in two of three of those).
+//! A term's power is the product, in linear units, of the link's power at 0 dBi (mW,
+//! once per channel update of the victim), the beam's gain toward the victim (a ratio,
+//! once per direction of the beam) and the beam's share of the slot. The share changes
+//! from slot to slot (with full buffers two terms in three meet a share other than the
+//! one before), so a power summed in dBm needed a `10^(dBm/10)` for almost every term:
+//! a product needs none. The product equals `10^((P + G + s)/10)` of the dB sum to
+//! rounding (a few units in the last place of a milliwatt value).
 //!
 //! # How results stay the same
 //! Every remembered value is keyed on the exact bits of what it was computed from:
 //! - a cell's beam toward a UE on the UE's position (the bearing is recomputed when
-//!   any coordinate changes), and its share in dB on the share's bits;
+//!   any coordinate changes);
 //! - each new direction of a cell's beam gets a stamp unique within the cell, so a
-//!   victim's remembered gain holds exactly while the stamp it was computed for does;
-//! - a beam's power on the bits of its dBm value.
+//!   victim's remembered gain holds exactly while the stamp it was computed for does.
 //!
 //! A remembered value is therefore the one the formula would give again, and a run's
 //! results are those of computing every term afresh (tests below check each memo
 //! against the direct computation).
 
 use mmtsim_channel::antenna::{Bearing, PanelArray, Sighting, SteeredBeam};
-use mmtsim_channel::budget::{db_to_lin, lin_to_db};
 use mmtsim_channel::geometry::Vec3;
 use mmtsim_engine::ids::UeId;
 
@@ -87,29 +89,22 @@ pub(super) struct Beam {
     pub(super) stamp: u64,
     /// The cell's array steered from the cell toward the UE it served.
     pub(super) steered: SteeredBeam,
-    /// Share of the slot's resource units, dB.
-    pub(super) share_db: f64,
+    /// Share of the slot's resource units (0..=1).
+    pub(super) share: f64,
 }
 
 /// A cell's beam toward one UE: where the UE was when it was aimed and the beam steered
-/// there (`None`: not yet), and the share in dB last asked for.
+/// there (`None`: not yet).
 #[derive(Clone, Copy, Debug)]
 struct Aim {
     at: Option<([u64; 3], SteeredBeam)>,
     stamp: u64,
-    share_bits: Option<u64>,
-    share_db: f64,
 }
 
 impl Aim {
     /// An entry for a UE the cell has not aimed at yet: `aim` fills it in as for a UE
     /// that moved.
-    const UNAIMED: Aim = Aim {
-        at: None,
-        stamp: 0,
-        share_bits: None,
-        share_db: 0.0,
-    };
+    const UNAIMED: Aim = Aim { at: None, stamp: 0 };
 }
 
 /// The beams a cell has aimed, one entry per UE it ever sent to (entries are never
@@ -157,35 +152,26 @@ impl BeamTable {
                 steered
             }
         };
-        if a.share_bits != Some(share.to_bits()) {
-            a.share_bits = Some(share.to_bits());
-            a.share_db = lin_to_db(share);
-        }
         Beam {
             entry: e as u32,
             stamp: a.stamp,
             steered,
-            share_db: a.share_db,
+            share,
         }
     }
 }
 
-/// What a victim leg remembers of one interfering beam.
+/// What a victim leg remembers of one interfering beam: its gain toward the victim
+/// (a power ratio) and the stamp of the beam direction it is for (0: none).
 #[derive(Clone, Copy, Debug)]
 struct Term {
-    /// Stamp of the beam direction `gain_db` is for (0: none).
     stamp: u64,
-    gain_db: f64,
-    /// The last power of the beam at the victim: its dBm bits and milliwatts.
-    dbm_bits: u64,
-    mw: f64,
+    gain: f64,
 }
 
 const NO_TERM: Term = Term {
     stamp: 0,
-    gain_db: 0.0,
-    dbm_bits: u64::MAX,
-    mw: f64::NAN,
+    gain: f64::NAN,
 };
 
 /// One interferer's beams as one victim leg sees them, for the victim's current
@@ -204,15 +190,15 @@ impl BeamGains {
         self.terms.clear();
     }
 
-    /// The power at the victim of `beam` from an interferer with `array`, mW: `base_dbm`
-    /// (the link at 0 dBi at the gNB) plus the beam's gain toward `toward` (the victim
-    /// seen from the interferer) plus its share of the slot, in dB, then 10^(dBm/10).
+    /// The power at the victim of `beam` from an interferer with `array`, mW: `base_mw`
+    /// (the link at 0 dBi at the gNB) times the beam's gain toward `toward` (the victim
+    /// seen from the interferer) times its share of the slot.
     pub(super) fn power_mw(
         &mut self,
         array: &PanelArray,
         beam: &Beam,
         toward: &Sighting,
-        base_dbm: f64,
+        base_mw: f64,
     ) -> f64 {
         let e = beam.entry as usize;
         if self.terms.len() <= e {
@@ -221,14 +207,9 @@ impl BeamGains {
         let t = &mut self.terms[e];
         if t.stamp != beam.stamp {
             t.stamp = beam.stamp;
-            t.gain_db = array.gain_steered_db(&beam.steered, toward);
+            t.gain = array.gain_steered_lin(&beam.steered, toward);
         }
-        let dbm = base_dbm + t.gain_db + beam.share_db;
-        if t.dbm_bits != dbm.to_bits() {
-            t.dbm_bits = dbm.to_bits();
-            t.mw = db_to_lin(dbm);
-        }
-        t.mw
+        base_mw * t.gain * beam.share
     }
 
     /// The gain of the UE's `array`, its beam steered at `beam`, toward `toward`.
@@ -247,6 +228,7 @@ impl BeamGains {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mmtsim_channel::budget::{db_to_lin, lin_to_db};
 
     /// A UE at `x` on the x axis, 1.5 m up.
     fn p(x: f64) -> Vec3 {
@@ -287,12 +269,12 @@ mod tests {
         let array = PanelArray::of(64);
         let (u1, u2) = (UeId::from_index(1), UeId::from_index(4));
         let a = t.aim(u1, &array, cell, p(50.0), 0.5);
-        // The beam points at the UE, and its share is 10·log10(0.5) = −3.0103 dB.
+        // The beam points at the UE, on half the slot.
         assert_eq!(a.steered, array.steer(Bearing::between(cell, p(50.0))));
-        assert!((a.share_db + 3.0103).abs() < 1e-4);
+        assert_eq!(a.share, 0.5);
         // Same position, other share: same direction and stamp.
         let b = t.aim(u1, &array, cell, p(50.0), 1.0);
-        assert_eq!((b.entry, b.stamp, b.share_db), (a.entry, a.stamp, 0.0));
+        assert_eq!((b.entry, b.stamp, b.share), (a.entry, a.stamp, 1.0));
         // Another UE: its own entry and stamp.
         let c = t.aim(u2, &array, cell, p(-50.0), 1.0);
         assert_ne!(c.entry, a.entry);
@@ -313,17 +295,22 @@ mod tests {
         let toward = Bearing::between(cell, p(-80.0));
         let seen = Sighting::new(toward);
         let base_dbm = -70.25;
+        let base_mw = db_to_lin(base_dbm);
         // Five UEs, some moving, with changing shares, over rounds: every power is exactly
-        // 10^((base + gain + share)/10) with the gain of the beam's current direction.
+        // base × gain × share with the gain of the beam's current direction, and that is
+        // 10^((base + gain + share)/10), all in dB, to rounding.
         for round in 0..6 {
             for k in 0..5u32 {
                 let x = 20.0 + 15.0 * k as f64 + if k % 2 == 1 { round as f64 } else { 0.0 };
-                let share = [1.0, 0.5, 0.25][(round + k as usize) % 3];
+                let share = [1.0, 0.5, 0.3][(round + k as usize) % 3];
                 let beam = table.aim(UeId::from_index(k as usize), &array, cell, p(x), share);
-                let direct = Bearing::between(cell, p(x));
-                let want = db_to_lin(base_dbm + array.gain_db(direct, toward) + lin_to_db(share));
-                let got = memo.power_mw(&array, &beam, &seen, base_dbm);
+                let direct = array.steer(Bearing::between(cell, p(x)));
+                let want = base_mw * array.gain_steered_lin(&direct, &seen) * share;
+                let got = memo.power_mw(&array, &beam, &seen, base_mw);
                 assert_eq!(got.to_bits(), want.to_bits(), "round {round}, UE {k}");
+                let in_db =
+                    db_to_lin(base_dbm + array.gain_db(direct.bearing, toward) + lin_to_db(share));
+                assert!((got - in_db).abs() <= 1e-13 * in_db, "{got} vs {in_db}");
             }
             if round == 3 {
                 // The victim moved: gains are computed again, toward its new direction.

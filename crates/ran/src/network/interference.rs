@@ -15,6 +15,9 @@
 //! ```
 //!
 //! The UE's beam points at the leg's own cell; the UE's array is the leg's preset's.
+//! The terms are multiplied in linear units (mW times gain ratio times share of the
+//! slot) rather than added in dB: the same value to rounding, without a `10^(x/10)` per
+//! term ([`super::beams`]).
 //! How the interferer's beam and activity are chosen is the mode
 //! ([`crate::config::Interference`]):
 //! - `FullBufferOmni`: every other cell transmits all the time and both antenna gains
@@ -70,7 +73,7 @@ use super::beams::{same, Beam, BeamGains};
 use super::{Cell, Ran, Ue};
 use crate::config::Interference;
 use mmtsim_channel::antenna::{Bearing, Sighting};
-use mmtsim_channel::budget::{db_to_lin, lin_to_db};
+use mmtsim_channel::budget::db_to_lin;
 use mmtsim_channel::geometry::Vec3;
 use mmtsim_engine::ids::UeId;
 use mmtsim_engine::SimTime;
@@ -175,7 +178,7 @@ impl PositionHistory {
 
 /// An interfering cell's link to a UE's leg, fixed between two channel updates of the
 /// UE: (cell index, its power at the UE through the UE's beam and without any gNB array
-/// gain, dBm; the UE's direction from the cell).
+/// gain, mW; the UE's direction from the cell).
 pub(super) type InterfererLink = (usize, f64, Sighting);
 
 impl Ran {
@@ -190,26 +193,19 @@ impl Ran {
             Interference::Off => {}
             Interference::FullBufferOmni => self.each_omni(u, l, |_, dbm| out.push(db_to_lin(dbm))),
             Interference::FullBuffer => {
-                for &(g, base_dbm, toward) in &self.ues[u.index()].legs[l].interferers {
-                    full_buffer(
-                        &self.cells[g],
-                        &self.ues,
-                        now,
-                        base_dbm,
-                        toward.bearing,
-                        out,
-                    );
+                for (g, base_mw, toward) in &self.ues[u.index()].legs[l].interferers {
+                    full_buffer(&self.cells[*g], &self.ues, now, *base_mw, toward, out);
                 }
             }
             Interference::Active => {
                 let cells = &self.cells;
                 let leg = &mut self.ues[u.index()].legs[l];
                 let victim_slot = cells[leg.cell.index()].radio.slot;
-                for ((g, base_dbm, toward), memo) in leg.interferers.iter().zip(&mut leg.beam_gains)
+                for ((g, base_mw, toward), memo) in leg.interferers.iter().zip(&mut leg.beam_gains)
                 {
                     let cell = &cells[*g];
                     for beam in cell.activity.at(now, victim_slot) {
-                        out.push(memo.power_mw(&cell.radio.gnb_array, beam, toward, *base_dbm));
+                        out.push(memo.power_mw(&cell.radio.gnb_array, beam, toward, *base_mw));
                     }
                 }
             }
@@ -249,7 +245,7 @@ impl Ran {
             }
             let link = (
                 g,
-                omni_dbm + memo.ue_gain(&own.radio.ue_array, ue_beam, to_cell),
+                db_to_lin(omni_dbm + memo.ue_gain(&own.radio.ue_array, ue_beam, to_cell)),
                 toward,
             );
             match links.get_mut(k) {
@@ -293,20 +289,22 @@ fn full_buffer(
     cell: &Cell,
     ues: &[Ue],
     now: SimTime,
-    base_dbm: f64,
-    toward: Bearing,
+    base_mw: f64,
+    toward: &Sighting,
     out: &mut Vec<f64>,
 ) {
+    let array = &cell.radio.gnb_array;
     if cell.legs.is_empty() {
-        out.push(db_to_lin(base_dbm + cell.radio.gnb_array.peak_gain_db()));
+        out.push(base_mw * array.elements() as f64);
         return;
     }
-    let share_db = -lin_to_db(cell.legs.len() as f64);
+    let share = 1.0 / cell.legs.len() as f64;
     for &(k, _) in &cell.legs {
-        let beam = Bearing::between(cell.position, ues[k.index()].positions.before(now));
-        out.push(db_to_lin(
-            base_dbm + cell.radio.gnb_array.gain_db(beam, toward) + share_db,
+        let beam = array.steer(Bearing::between(
+            cell.position,
+            ues[k.index()].positions.before(now),
         ));
+        out.push(base_mw * array.gain_steered_lin(&beam, toward) * share);
     }
 }
 
@@ -320,9 +318,9 @@ mod tests {
         Vec3 { x, y: 0.0, z: 1.5 }
     }
 
-    /// A beam at azimuth `azimuth_deg` on `share_db` of a slot (entry and stamp are the
+    /// A beam at azimuth `azimuth_deg` on `share` of a slot (entry and stamp are the
     /// beam table's business; here they only tell the two beams apart).
-    fn beam(k: u32, azimuth_deg: f64, share_db: f64) -> Beam {
+    fn beam(k: u32, azimuth_deg: f64, share: f64) -> Beam {
         Beam {
             entry: k,
             stamp: k as u64 + 1,
@@ -330,7 +328,7 @@ mod tests {
                 azimuth_deg,
                 zenith_deg: 95.0,
             }),
-            share_db,
+            share,
         }
     }
 
@@ -338,7 +336,7 @@ mod tests {
     fn the_slot_before_counts_whether_or_not_this_slot_has_run() {
         // A neighbour with 100 µs slots sent on a beam at azimuth 1° on 11 of 22 symbols
         // in its slot at 0, and at 2° on all in its slot at 100 µs.
-        let (half, full) = (beam(0, 1.0, lin_to_db(0.5)), beam(1, 2.0, 0.0));
+        let (half, full) = (beam(0, 1.0, 0.5), beam(1, 2.0, 1.0));
         let mut a = Activity::new();
         assert!(a.at(US(0), US(100)).is_empty());
         a.begin(US(0), US(100));
