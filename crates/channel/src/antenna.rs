@@ -109,18 +109,26 @@ fn wrap_deg(a: f64) -> f64 {
 }
 
 /// The normalised array factor of `k` elements at phase step `psi` (radians):
-/// sin²(kψ/2) / (k²·sin²(ψ/2)), 1 where the denominator vanishes (the main lobe and its
-/// grating lobes, ψ a multiple of 2π).
+/// sin²(kψ/2) / (k²·sin²(ψ/2)), 1 on the main lobe and its grating lobes (ψ a multiple
+/// of 2π).
+///
+/// Computed as (U_{k−1}(cos(ψ/2)) / k)², U the Chebyshev polynomial of the second kind,
+/// by its three-term recurrence: sin(kx)/sin(x) = U_{k−1}(cos x) is the same function
+/// (the Dirichlet kernel) with one cosine instead of two sines and no quotient that
+/// vanishes on the main lobe. It agrees with the quotient of sines to within k²·10⁻¹⁵
+/// (a test below checks both forms).
 fn array_factor(k: u32, psi: f64) -> f64 {
     if k <= 1 {
         return 1.0;
     }
-    let den = (psi / 2.0).sin();
-    if den.abs() < 1e-12 {
-        return 1.0;
+    let c = (psi / 2.0).cos();
+    // U_0 = 1, U_1 = 2c, U_{n+1} = 2c·U_n − U_{n−1}.
+    let (mut prev, mut u) = (1.0, 2.0 * c);
+    for _ in 2..k {
+        (prev, u) = (u, 2.0 * c * u - prev);
     }
-    let num = (k as f64 * psi / 2.0).sin();
-    (num * num) / (k as f64 * k as f64 * den * den)
+    let r = u / k as f64;
+    r * r
 }
 
 /// A uniform planar array of `rows` (vertical) × `columns` (horizontal) elements at half a
@@ -445,6 +453,31 @@ mod tests {
                     assert_eq!(got.to_bits(), direct.to_bits(), "{array:?} {k}");
                     assert_eq!(got.to_bits(), array.gain_db(b(az0, zen0), toward).to_bits());
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn the_array_factor_is_the_quotient_of_sines() {
+        // sin²(kψ/2) / (k²·sin²(ψ/2)) straight from its definition, for the panel sizes of
+        // the presets and a prime row, over two periods of ψ (away from ψ = 0 mod 2π,
+        // where the quotient is 0/0 and the factor is 1).
+        assert_eq!(array_factor(8, 0.0), 1.0);
+        assert_eq!(array_factor(4, 2.0 * std::f64::consts::PI), 1.0);
+        assert_eq!(array_factor(1, 0.7), 1.0);
+        for k in [2u32, 4, 8, 16, 61] {
+            for i in 1..2000 {
+                let psi =
+                    -2.0 * std::f64::consts::PI + 4.0 * std::f64::consts::PI * i as f64 / 2000.0;
+                if (psi / 2.0).sin().abs() < 1e-3 {
+                    continue;
+                }
+                let q = (k as f64 * psi / 2.0).sin() / (k as f64 * (psi / 2.0).sin());
+                let want = q * q;
+                let got = array_factor(k, psi);
+                // The recurrence's rounding grows as k² near the main lobe.
+                let tol = 1e-15 * (k * k) as f64;
+                assert!((got - want).abs() <= tol, "k {k}, ψ {psi}: {got} vs {want}");
             }
         }
     }
