@@ -186,6 +186,38 @@ pub struct LinkChannel {
     last_rel: (f64, f64),
     /// The previous sample.
     last: LinkSample,
+    /// What the last positions gave that depends on them alone.
+    at: AtPositions,
+}
+
+/// The terms of an update that depend on the two positions alone, kept while neither
+/// moves (a static UE's links ask for the same ones at every update): the thresholds the
+/// stochastic state's uniform variable is compared with, and the path loss in each state.
+/// Keyed on the positions' exact bits, so a kept value is the one computed again.
+#[derive(Clone, Copy, Debug)]
+struct AtPositions {
+    key: Option<[u64; 6]>,
+    /// (P(LOS), P(LOS) + P(NLOS)); the second is +∞ for models without an outage state.
+    thresholds: Option<(f64, f64)>,
+    /// Path loss, dB, by LOS (`[NLOS, LOS]`).
+    loss_db: [Option<f64>; 2],
+}
+
+impl AtPositions {
+    const NONE: AtPositions = AtPositions {
+        key: None,
+        thresholds: None,
+        loss_db: [None; 2],
+    };
+
+    /// The positions are `gnb` and `ue`: what was kept for others is forgotten.
+    fn at(&mut self, gnb: Vec3, ue: Vec3) {
+        let key = [gnb.x, gnb.y, gnb.z, ue.x, ue.y, ue.z].map(f64::to_bits);
+        if self.key != Some(key) {
+            *self = AtPositions::NONE;
+            self.key = Some(key);
+        }
+    }
 }
 
 impl LinkChannel {
@@ -222,6 +254,7 @@ impl LinkChannel {
             last_t: SimTime::ZERO,
             last_rel: (0.0, 0.0),
             last: LinkSample::default(),
+            at: AtPositions::NONE,
         }
     }
 
@@ -265,6 +298,7 @@ impl LinkChannel {
         };
         self.last_t = now;
         self.last_rel = rel;
+        self.at.at(gnb, ue);
 
         // 1. LOS state.
         let state = match geometric_los {
@@ -313,7 +347,8 @@ impl LinkChannel {
         // 5. Sum up.
         let pathloss_db = match state {
             LinkState::Outage => NYU_OUTAGE_LOSS_DB,
-            _ => self.model.loss_db(self.fc_hz, gnb, ue, los),
+            _ => *self.at.loss_db[los as usize]
+                .get_or_insert_with(|| self.model.loss_db(self.fc_hz, gnb, ue, los)),
         };
         let shadowing_db = if self.shadowing_on {
             self.shadow.value_db()
@@ -350,29 +385,29 @@ impl LinkChannel {
                 self.los_travel_m = 0.0;
             }
         }
-        let (dx, dy, dz) = (ue.x - gnb.x, ue.y - gnb.y, ue.z - gnb.z);
-        let d2d = (dx * dx + dy * dy).sqrt();
+        let (model, o2i) = (self.model, &self.o2i);
+        let (los, los_or_nlos) = *self.at.thresholds.get_or_insert_with(|| {
+            let (dx, dy, dz) = (ue.x - gnb.x, ue.y - gnb.y, ue.z - gnb.z);
+            let d2d = (dx * dx + dy * dy).sqrt();
+            match model {
+                PathLossModel::Nyu => {
+                    // ns-3 v1 evaluates the NYU probabilities at the 3-D distance.
+                    let p = nyu_state_probabilities((d2d * d2d + dz * dz).sqrt());
+                    (p.los, p.los + p.nlos)
+                }
+                m => {
+                    let d_out = d2d - o2i.as_ref().map_or(0.0, |o| o.d2d_in_m());
+                    (m.los_probability(d_out.max(0.0), ue.z), f64::INFINITY)
+                }
+            }
+        });
         let u = self.los_u;
-        match self.model {
-            PathLossModel::Nyu => {
-                // ns-3 v1 evaluates the NYU probabilities at the 3-D distance.
-                let p = nyu_state_probabilities((d2d * d2d + dz * dz).sqrt());
-                if u < p.los {
-                    LinkState::Los
-                } else if u < p.los + p.nlos {
-                    LinkState::Nlos
-                } else {
-                    LinkState::Outage
-                }
-            }
-            m => {
-                let d_out = d2d - self.o2i.as_ref().map_or(0.0, |o| o.d2d_in_m());
-                if u < m.los_probability(d_out.max(0.0), ue.z) {
-                    LinkState::Los
-                } else {
-                    LinkState::Nlos
-                }
-            }
+        if u < los {
+            LinkState::Los
+        } else if u < los_or_nlos {
+            LinkState::Nlos
+        } else {
+            LinkState::Outage
         }
     }
 
@@ -444,6 +479,44 @@ mod tests {
         assert!((s.gain_db - (30.103 - 130.40)).abs() < 0.001, "{s:?}");
         assert!(!s.los);
         assert_eq!(l.state(), Some(LinkState::Nlos));
+    }
+
+    #[test]
+    fn terms_kept_for_a_position_are_forgotten_when_either_end_moves() {
+        // UMi in stochastic mode, no random terms but the state: at every update the path
+        // loss is the model's at this update's positions, and the state the one the LOS
+        // probability there gives for the link's uniform variable. P(LOS) is about 0.9 at
+        // 20 m and 0.1 at 200 m, so the link's u (about 0.5 for this seed) tells them apart.
+        let mut p = plain(PathLossModel::Umi);
+        p.los_mode = LosMode::Stochastic;
+        let mut l = LinkChannel::new(&p, rng(3));
+        let g = v(0.0, 0.0, 10.0);
+        let steps = [
+            (g, 20.0),
+            (g, 20.0),
+            (g, 200.0),
+            (g, 200.0),
+            (g, 20.0),
+            (v(0.0, 185.0, 10.0), 20.0),
+        ];
+        let mut states = Vec::new();
+        for (i, (gnb, x)) in steps.into_iter().enumerate() {
+            let ue = v(x, 0.0, 1.5);
+            let s = l.update(MS(i as u64), gnb, ue, 0.0, None);
+            // The variable this update compared (redrawn after the correlation distance).
+            let u = l.los_u;
+            let d2d = ((ue.x - gnb.x).powi(2) + (ue.y - gnb.y).powi(2)).sqrt();
+            let los = u < PathLossModel::Umi.los_probability(d2d, ue.z);
+            assert_eq!(s.los, los, "step {i}");
+            let loss = PathLossModel::Umi.loss_db(p.fc_hz, gnb, ue, los);
+            assert_eq!(s.pathloss_db.to_bits(), loss.to_bits(), "step {i}");
+            states.push(los);
+        }
+        // The walk did see both states, so a kept value that outlived its positions fails.
+        assert!(
+            states.contains(&true) && states.contains(&false),
+            "{states:?}"
+        );
     }
 
     #[test]
