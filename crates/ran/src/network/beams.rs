@@ -12,15 +12,16 @@
 //! direction only when the victim moves, so almost every term was computed before.
 //! Of a gain's functions, three and a logarithm depend on the beam alone or on the
 //! direction alone: they are computed when the beam is aimed (a steered beam) or the
-//! victim moves (a sighting), and a pair's gain costs five sines and a logarithm.
+//! victim moves (a sighting), and a pair's gain costs a sine, two cosines (the array
+//! factor as a Chebyshev polynomial, `antenna.rs`) and the element pattern's `10^(x/10)`.
 //!
 //! A term's power is the product, in linear units, of the link's power at 0 dBi (mW,
-//! once per channel update of the victim), the beam's gain toward the victim (a ratio,
-//! once per direction of the beam) and the beam's share of the slot. The share changes
-//! from slot to slot (with full buffers two terms in three meet a share other than the
-//! one before), so a power summed in dBm needed a `10^(dBm/10)` for almost every term:
-//! a product needs none. The product equals `10^((P + G + s)/10)` of the dB sum to
-//! rounding (a few units in the last place of a milliwatt value).
+//! converted at a channel update of the victim that changed it), the beam's gain toward
+//! the victim (a ratio, once per direction of the beam) and the beam's share of the
+//! slot. The share changes from slot to slot (with full buffers two terms in three meet
+//! a share other than the one before), so a power summed in dBm needed a `10^(dBm/10)`
+//! for almost every term: a product needs none. The product equals `10^((P + G + s)/10)`
+//! of the dB sum to rounding (a few units in the last place of a milliwatt value).
 //!
 //! # How results stay the same
 //! Every remembered value is keyed on the exact bits of what it was computed from:
@@ -34,6 +35,7 @@
 //! against the direct computation).
 
 use mmtsim_channel::antenna::{Bearing, PanelArray, Sighting, SteeredBeam};
+use mmtsim_channel::budget::db_to_lin;
 use mmtsim_channel::geometry::Vec3;
 use mmtsim_engine::ids::UeId;
 
@@ -182,6 +184,9 @@ pub(super) struct BeamGains {
     /// The UE's own side: (its beam, the interferer's direction, the gain there), which
     /// changes only when the UE moves or changes cell.
     ue_side: Option<(Bearing, Bearing, f64)>,
+    /// The link's power through the UE's beam at 0 dBi at the gNB: (its dBm bits, mW),
+    /// the same at every update of a link whose ends and random terms stood still.
+    base: Option<(u64, f64)>,
 }
 
 impl BeamGains {
@@ -212,6 +217,18 @@ impl BeamGains {
         base_mw * t.gain * beam.share
     }
 
+    /// `dbm` in milliwatts.
+    pub(super) fn base_mw(&mut self, dbm: f64) -> f64 {
+        match self.base {
+            Some((bits, mw)) if bits == dbm.to_bits() => mw,
+            _ => {
+                let mw = db_to_lin(dbm);
+                self.base = Some((dbm.to_bits(), mw));
+                mw
+            }
+        }
+    }
+
     /// The gain of the UE's `array`, its beam steered at `beam`, toward `toward`.
     pub(super) fn ue_gain(&mut self, array: &PanelArray, beam: Bearing, toward: Bearing) -> f64 {
         match self.ue_side {
@@ -228,7 +245,7 @@ impl BeamGains {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mmtsim_channel::budget::{db_to_lin, lin_to_db};
+    use mmtsim_channel::budget::lin_to_db;
 
     /// A UE at `x` on the x axis, 1.5 m up.
     fn p(x: f64) -> Vec3 {
@@ -296,6 +313,14 @@ mod tests {
         let seen = Sighting::new(toward);
         let base_dbm = -70.25;
         let base_mw = db_to_lin(base_dbm);
+        // The base power in mW is the conversion of the dBm it is asked for, kept or not.
+        for dbm in [base_dbm, base_dbm, -60.0, base_dbm, base_dbm + 1e-12] {
+            assert_eq!(
+                memo.base_mw(dbm).to_bits(),
+                db_to_lin(dbm).to_bits(),
+                "{dbm}"
+            );
+        }
         // Five UEs, some moving, with changing shares, over rounds: every power is exactly
         // base × gain × share with the gain of the beam's current direction, and that is
         // 10^((base + gain + share)/10), all in dB, to rounding.

@@ -243,11 +243,8 @@ impl Ran {
             if !kept {
                 memo.forget_beams();
             }
-            let link = (
-                g,
-                db_to_lin(omni_dbm + memo.ue_gain(&own.radio.ue_array, ue_beam, to_cell)),
-                toward,
-            );
+            let dbm = omni_dbm + memo.ue_gain(&own.radio.ue_array, ue_beam, to_cell);
+            let link = (g, memo.base_mw(dbm), toward);
             match links.get_mut(k) {
                 Some(slot) => *slot = link,
                 None => links.push(link),
