@@ -485,19 +485,19 @@ mod tests {
     fn terms_kept_for_a_position_are_forgotten_when_either_end_moves() {
         // UMi in stochastic mode, no random terms but the state: at every update the path
         // loss is the model's at this update's positions, and the state the one the LOS
-        // probability there gives for the link's uniform variable. P(LOS) is about 0.9 at
-        // 20 m and 0.1 at 200 m, so the link's u (about 0.5 for this seed) tells them apart.
+        // probability there gives for the link's uniform variable. P(LOS) is high at 20 m
+        // and low at 200 m; the end checks that this seed's walk saw both states.
         let mut p = plain(PathLossModel::Umi);
         p.los_mode = LosMode::Stochastic;
         let mut l = LinkChannel::new(&p, rng(3));
-        let g = v(0.0, 0.0, 10.0);
+        let (g, far) = (v(0.0, 0.0, 10.0), v(0.0, 185.0, 10.0));
         let steps = [
             (g, 20.0),
             (g, 20.0),
             (g, 200.0),
             (g, 200.0),
             (g, 20.0),
-            (v(0.0, 185.0, 10.0), 20.0),
+            (far, 20.0),
         ];
         let mut states = Vec::new();
         for (i, (gnb, x)) in steps.into_iter().enumerate() {
@@ -513,10 +513,8 @@ mod tests {
             states.push(los);
         }
         // The walk did see both states, so a kept value that outlived its positions fails.
-        assert!(
-            states.contains(&true) && states.contains(&false),
-            "{states:?}"
-        );
+        let both = states.contains(&true) && states.contains(&false);
+        assert!(both, "{states:?}");
     }
 
     #[test]
