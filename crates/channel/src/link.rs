@@ -196,7 +196,7 @@ pub struct LinkChannel {
 /// Keyed on the positions' exact bits, so a kept value is the one computed again.
 #[derive(Clone, Copy, Debug)]
 struct AtPositions {
-    key: Option<[u64; 6]>,
+    key: Option<[[u64; 3]; 2]>,
     /// (P(LOS), P(LOS) + P(NLOS)); the second is +∞ for models without an outage state.
     thresholds: Option<(f64, f64)>,
     /// Path loss, dB, by LOS (`[NLOS, LOS]`).
@@ -212,7 +212,7 @@ impl AtPositions {
 
     /// The positions are `gnb` and `ue`: what was kept for others is forgotten.
     fn at(&mut self, gnb: Vec3, ue: Vec3) {
-        let key = [gnb.x, gnb.y, gnb.z, ue.x, ue.y, ue.z].map(f64::to_bits);
+        let key = [gnb.bits(), ue.bits()];
         if self.key != Some(key) {
             *self = AtPositions::NONE;
             self.key = Some(key);
@@ -505,8 +505,7 @@ mod tests {
             let s = l.update(MS(i as u64), gnb, ue, 0.0, None);
             // The variable this update compared (redrawn after the correlation distance).
             let u = l.los_u;
-            let d2d = ((ue.x - gnb.x).powi(2) + (ue.y - gnb.y).powi(2)).sqrt();
-            let los = u < PathLossModel::Umi.los_probability(d2d, ue.z);
+            let los = u < PathLossModel::Umi.los_probability(ue.dist2d(gnb), ue.z);
             assert_eq!(s.los, los, "step {i}");
             let loss = PathLossModel::Umi.loss_db(p.fc_hz, gnb, ue, los);
             assert_eq!(s.pathloss_db.to_bits(), loss.to_bits(), "step {i}");

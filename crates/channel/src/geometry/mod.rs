@@ -73,6 +73,11 @@ impl Vec3 {
     pub fn norm(self) -> f64 {
         self.dot(self).sqrt()
     }
+    /// The exact bits of the coordinates: a key for values computed from this point,
+    /// which hold while no coordinate changes in any bit.
+    pub fn bits(self) -> [u64; 3] {
+        [self.x.to_bits(), self.y.to_bits(), self.z.to_bits()]
+    }
     /// True if no coordinate is NaN or infinite.
     pub fn is_finite(self) -> bool {
         self.x.is_finite() && self.y.is_finite() && self.z.is_finite()

@@ -39,11 +39,6 @@ use mmtsim_channel::budget::db_to_lin;
 use mmtsim_channel::geometry::Vec3;
 use mmtsim_engine::ids::UeId;
 
-/// Exact bits of a position (a memo key).
-fn bits(p: Vec3) -> [u64; 3] {
-    [p.x.to_bits(), p.y.to_bits(), p.z.to_bits()]
-}
-
 /// Bit-for-bit equal bearings (so a remembered gain is exactly the one computed).
 pub(super) fn same(a: Bearing, b: Bearing) -> bool {
     a.azimuth_deg.to_bits() == b.azimuth_deg.to_bits()
@@ -63,8 +58,8 @@ pub(super) struct Bearings {
 impl Bearings {
     /// The UE is at `pos`: what was computed elsewhere is forgotten.
     pub(super) fn at(&mut self, pos: Vec3, cells: usize) {
-        if self.at != Some(bits(pos)) || self.by_cell.len() != cells {
-            self.at = Some(bits(pos));
+        if self.at != Some(pos.bits()) || self.by_cell.len() != cells {
+            self.at = Some(pos.bits());
             self.by_cell.clear();
             self.by_cell.resize(cells, None);
         }
@@ -145,11 +140,11 @@ impl BeamTable {
         };
         let a = &mut self.aims[e];
         let steered = match a.at {
-            Some((at, steered)) if at == bits(ue) => steered,
+            Some((at, steered)) if at == ue.bits() => steered,
             _ => {
                 self.stamp += 1;
                 let steered = array.steer(Bearing::between(cell, ue));
-                a.at = Some((bits(ue), steered));
+                a.at = Some((ue.bits(), steered));
                 a.stamp = self.stamp;
                 steered
             }
