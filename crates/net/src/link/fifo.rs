@@ -45,9 +45,8 @@ pub(super) struct Fifo {
     /// Accepted packets not yet fully serialised, in FIFO order (arrivals, starts and ends
     /// all ascend). At most the front one is in service at any instant.
     sched: Ring<Entry>,
-    /// Bytes in `sched`.
-    sched_bytes: u64,
-    /// Bytes ever accepted.
+    /// Bytes ever accepted (those in `sched` are this less the front's `before`; a
+    /// second running count, kept beside this one, cost a stalled wide load per packet).
     accepted_bytes: u64,
 }
 
@@ -58,7 +57,6 @@ impl Fifo {
             limit_bytes,
             limit_packets,
             sched: Ring::new(),
-            sched_bytes: 0,
             accepted_bytes: 0,
         }
     }
@@ -122,7 +120,6 @@ impl Fifo {
             before: self.accepted_bytes,
         });
         self.accepted_bytes += bytes as u64;
-        self.sched_bytes += bytes as u64;
         done
     }
 
@@ -135,7 +132,6 @@ impl Fifo {
             }
             let bytes = e.bytes as u64;
             self.sched.pop_front();
-            self.sched_bytes -= bytes;
             stats.tx_packets += 1;
             stats.tx_bytes += bytes;
         }
@@ -152,8 +148,12 @@ impl Fifo {
     #[inline]
     fn not_started_settled(&self, now: SimTime) -> (u64, usize) {
         match self.sched.front() {
-            Some(f) if f.start <= now => (self.sched_bytes - f.bytes as u64, self.sched.len() - 1),
-            _ => (self.sched_bytes, self.sched.len()),
+            Some(f) if f.start <= now => (
+                self.accepted_bytes - f.before - f.bytes as u64,
+                self.sched.len() - 1,
+            ),
+            Some(f) => (self.accepted_bytes - f.before, self.sched.len()),
+            None => (0, 0),
         }
     }
 
