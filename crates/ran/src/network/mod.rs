@@ -65,6 +65,7 @@
 mod beams;
 mod channel;
 mod dual;
+mod grid;
 mod handover;
 mod interference;
 mod measure;
@@ -224,8 +225,13 @@ impl Radio {
 
     /// The first slot boundary of this cell at or after `t`.
     fn align(&self, t: SimTime) -> SimTime {
-        let s = self.slot.ns();
-        SimTime::from_ns(t.ns().div_ceil(s) * s)
+        grid::align(t, self.slot)
+    }
+
+    /// `s <= self.align(t)` for a slot boundary `s`, without the division.
+    #[inline]
+    fn boundary_by(&self, s: SimTime, t: SimTime) -> bool {
+        grid::boundary_by(s, t, self.slot)
     }
 }
 
@@ -502,7 +508,7 @@ impl Ran {
     /// to that slot (`run/lazy.rs` in the world).
     pub fn slot_due_by(&self, c: CellId, t: SimTime) -> bool {
         let cell = &self.cells[c.index()];
-        cell.scheduled.is_some_and(|s| s <= cell.radio.align(t))
+        cell.scheduled.is_some_and(|s| cell.radio.boundary_by(s, t))
     }
 
     /// Number of UEs.
@@ -744,6 +750,13 @@ impl Ran {
     /// Makes sure cell `c` runs a slot at the first boundary at or after `now`.
     fn wake(&mut self, c: CellId, now: SimTime) -> Option<(CellId, SimTime)> {
         let cell = &mut self.cells[c.index()];
+        // Usually the cell's next slot is already due by `now`'s first boundary.
+        if cell
+            .scheduled
+            .is_some_and(|s| cell.radio.boundary_by(s, now))
+        {
+            return None;
+        }
         let mut t = cell.radio.align(now);
         if let Some(last) = cell.last_slot {
             t = t.max(last + cell.radio.slot);
