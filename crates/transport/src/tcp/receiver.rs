@@ -515,10 +515,7 @@ impl TcpReceiver {
         if field == 0 {
             self.stats.zero_window_acks += 1;
         }
-        // Filled in place in `out`: a header built apart and pushed is read back in wide
-        // loads from the narrow stores that built it, which the CPU cannot forward.
-        out.push(TcpHeader::default());
-        let h = out.last_mut().expect("just pushed");
+        let h = TcpHeader::push_blank(out);
         h.from_receiver = true;
         h.seq = 1;
         h.ack = self.rcv_nxt;

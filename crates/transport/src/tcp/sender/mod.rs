@@ -504,10 +504,10 @@ impl TcpSender {
                 let seq = self.push_new_segment(now, len);
                 (seq, len, false)
             };
-            let h = self.header(now, seq, len, retransmission);
+            let header_bytes = self.push_header(out, now, seq, len, retransmission);
             if let Some((bps, with_headers)) = pacing {
                 let header_bits = if with_headers {
-                    h.header_bytes() as u128 * 8
+                    header_bytes as u128 * 8
                 } else {
                     0
                 };
@@ -515,7 +515,6 @@ impl TcpSender {
                 let dt = (bits * 1_000_000_000).div_ceil(bps as u128) as u64;
                 self.pacing_next = self.pacing_next.max(now) + SimTime(dt);
             }
-            out.push(h);
             self.stats.segments_sent += 1;
             self.prr_out += 1;
             self.last_send = now;
@@ -568,22 +567,49 @@ impl TcpSender {
     }
 
     fn header(&self, now: SimTime, seq: u64, len: u32, retransmission: bool) -> TcpHeader {
+        let mut h = TcpHeader::default();
+        self.fill_header(&mut h, now, seq, len, retransmission);
+        h
+    }
+
+    /// [`Self::header`], built in place at the end of `out` (see [`TcpHeader::push_blank`]);
+    /// returns its size on the wire.
+    #[inline]
+    fn push_header(
+        &self,
+        out: &mut Vec<TcpHeader>,
+        now: SimTime,
+        seq: u64,
+        len: u32,
+        retransmission: bool,
+    ) -> u32 {
+        let h = TcpHeader::push_blank(out);
+        self.fill_header(h, now, seq, len, retransmission);
+        h.header_bytes()
+    }
+
+    /// Writes a data or pure-ACK segment's fields into a default header.
+    #[inline]
+    fn fill_header(
+        &self,
+        h: &mut TcpHeader,
+        now: SimTime,
+        seq: u64,
+        len: u32,
+        retransmission: bool,
+    ) {
         let ws = wscale_for(self.cfg.rcv_buf);
-        TcpHeader {
-            from_receiver: false,
-            seq,
-            ack: 1,
-            payload_bytes: len,
-            flags: TcpFlags {
-                syn: false,
-                ack: true,
-                fin: false,
-            },
-            window_field: (self.cfg.rcv_buf >> ws).min(65_535) as u16,
-            timestamps: self.cfg.timestamps.then(|| (ts_ticks(now), self.ts_recent)),
-            retransmission,
-            ..Default::default()
-        }
+        h.seq = seq;
+        h.ack = 1;
+        h.payload_bytes = len;
+        h.flags = TcpFlags {
+            syn: false,
+            ack: true,
+            fin: false,
+        };
+        h.window_field = (self.cfg.rcv_buf >> ws).min(65_535) as u16;
+        h.timestamps = self.cfg.timestamps.then(|| (ts_ticks(now), self.ts_recent));
+        h.retransmission = retransmission;
     }
 
     fn record_rtt(&mut self, now: SimTime, r: SimTime) {
