@@ -336,11 +336,10 @@ impl AmEntity {
             && !self.txq.is_empty()
             && self.vt_s < self.vt_a + self.window
         {
-            let Some(pdu) = self.new_pdu(now, budget) else {
+            let Some(bytes) = self.new_pdu(now, budget, out) else {
                 break;
             };
-            budget -= pdu.bytes;
-            out.push(pdu);
+            budget -= bytes;
         }
     }
 
@@ -393,7 +392,10 @@ impl AmEntity {
 
     /// Builds a new PDU from the transmission buffer into at most `budget` bytes
     /// (`budget > fixed_header`). `None` if CoDel emptied the buffer.
-    fn new_pdu(&mut self, now: SimTime, budget: u32) -> Option<Pdu> {
+    /// A new PDU of at most `budget` bytes from the transmission buffer, appended to `out`
+    /// (built there: a PDU built apart is copied in wide loads over the narrow stores that
+    /// built it, which the CPU cannot forward); its size. `None` if no data fits.
+    fn new_pdu(&mut self, now: SimTime, budget: u32, out: &mut Vec<Pdu>) -> Option<u32> {
         let mut pieces = self.pool.borrow_mut().take();
         let list = Rc::get_mut(&mut pieces).expect("a list from the pool has no other holder");
         let data = self
@@ -429,7 +431,7 @@ impl AmEntity {
         debug_assert!(bytes <= budget);
         self.stats.pdus_sent += 1;
         self.stats.bytes_sent += bytes as u64;
-        Some(Pdu {
+        out.extend(std::iter::once_with(|| Pdu {
             bytes,
             body: Body::AmData(DataPdu {
                 sn,
@@ -439,7 +441,8 @@ impl AmEntity {
                 total: data,
                 pieces,
             }),
-        })
+        }));
+        Some(bytes)
     }
 
     /// Retransmits PDU `sn` (or as much of it as fits in `budget`). `None` if not even one

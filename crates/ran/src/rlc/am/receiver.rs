@@ -87,12 +87,14 @@ impl AmEntity {
         let mut spare = None;
         let placed = if idx >= self.rx_window.len() {
             // Beyond the window's end (in order, usually right at it): the gap before it
-            // missing, then the PDU's own slot pushed as it is, not first written as
-            // missing and then overwritten (a wide reload of a value just stored).
+            // missing, then the PDU's own slot built in place, neither first written as
+            // missing and then overwritten nor built apart and copied in (a wide reload of
+            // narrow stores just made, which the CPU cannot forward).
             if idx > self.rx_window.len() {
                 self.rx_window.resize(idx, RxSlot::Missing);
             }
-            self.rx_window.push_back(first_part(d));
+            self.rx_window
+                .extend(std::iter::once_with(|| first_part(d)));
             true
         } else {
             let slot = &mut self.rx_window[idx];
