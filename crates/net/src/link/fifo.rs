@@ -39,7 +39,11 @@ struct Entry {
 /// The closed-form transmitter of a constant-rate drop-tail link.
 #[derive(Clone, Debug)]
 pub(super) struct Fifo {
-    pub(super) rate: Rate,
+    rate: Rate,
+    /// The last packet size served and its serialisation time: a link direction carries
+    /// mostly one size (full segments one way, ACKs the other), and the time is a 64-bit
+    /// division otherwise.
+    tx_memo: (u32, SimTime),
     pub(super) limit_bytes: u64,
     pub(super) limit_packets: u32,
     /// Accepted packets not yet fully serialised, in FIFO order (arrivals, starts and ends
@@ -54,11 +58,17 @@ impl Fifo {
     pub(super) fn new(rate: Rate, limit_bytes: u64, limit_packets: u32) -> Fifo {
         Fifo {
             rate,
+            tx_memo: (0, rate.tx_time(0)),
             limit_bytes,
             limit_packets,
             sched: Ring::new(),
             accepted_bytes: 0,
         }
+    }
+
+    /// The rate it serves at.
+    pub(super) fn rate(&self) -> Rate {
+        self.rate
     }
 
     /// A packet of `bytes` arriving at `now`, the transmitter settled to `now`: its end
@@ -111,7 +121,10 @@ impl Fifo {
     /// Takes a packet arriving at `arrival`, starting at `start`: its end of serialisation.
     #[inline]
     fn accept(&mut self, arrival: SimTime, start: SimTime, bytes: u32) -> SimTime {
-        let done = start + self.rate.tx_time(bytes as u64);
+        if self.tx_memo.0 != bytes {
+            self.tx_memo = (bytes, self.rate.tx_time(bytes as u64));
+        }
+        let done = start + self.tx_memo.1;
         self.sched.push_back(Entry {
             arrival,
             start,
@@ -218,6 +231,33 @@ mod tests {
         assert_eq!(f.admit(US(2500), 125), Some(US(3500)));
         f.settle(US(2600), &mut stats);
         assert_eq!(f.waiting(US(2600)), (0, 0));
+    }
+
+    proptest::proptest! {
+        /// Each packet ends its serialisation its own size's time after the one before
+        /// (back to back), whatever sizes came before it: the kept time of the last size
+        /// is never stale.
+        #[test]
+        fn back_to_back_packets_take_their_own_sizes_time(
+            rate_bps in 1u64..100_000_000_000,
+            sizes in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::strategy::Just(0u32),
+                    proptest::strategy::Just(66),
+                    proptest::strategy::Just(1500),
+                    1u32..70_000,
+                ],
+                1..60,
+            ),
+        ) {
+            let rate = Rate::bps(rate_bps);
+            let mut f = Fifo::new(rate, u64::MAX, u32::MAX);
+            let mut end = SimTime::ZERO;
+            for b in sizes {
+                end += rate.tx_time(b as u64);
+                proptest::prop_assert_eq!(f.admit(SimTime::ZERO, b), Some(end));
+            }
+        }
     }
 
     #[test]

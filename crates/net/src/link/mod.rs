@@ -418,7 +418,7 @@ impl LinkDir {
     pub fn peak_rate(&self, until: SimTime, window: SimTime) -> Rate {
         match &self.tx {
             Transmitter::Constant(r) => *r,
-            Transmitter::Fifo(f) => f.rate,
+            Transmitter::Fifo(f) => f.rate(),
             Transmitter::Trace(s) => {
                 let w = window.ns().max(1);
                 let mut best = 0u64;
@@ -438,7 +438,7 @@ impl LinkDir {
         match &self.tx {
             Transmitter::Constant(r) => *r,
             Transmitter::Trace(s) => s.trace().mean_rate(SimTime::ZERO, SimTime::from_secs(60)),
-            Transmitter::Fifo(f) => f.rate,
+            Transmitter::Fifo(f) => f.rate(),
         }
     }
 }
