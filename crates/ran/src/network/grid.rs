@@ -1,5 +1,5 @@
 //! A cell's slot grid: its slot boundaries are the multiples of its slot duration from
-//! the start of the run (TS 38.211 §4.3.2: slots follow one another without gaps, so a
+//! the start of the run ([TS38211 §4.3.2]: slots follow one another without gaps, so a
 //! cell that has been idle resumes on the grid it left).
 
 use mmtsim_engine::SimTime;
