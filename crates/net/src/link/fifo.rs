@@ -16,6 +16,7 @@
 //! Counters are those of the event-driven transmitter: a packet counts as transmitted
 //! once its serialisation has ended by the instant the link is settled to.
 
+use super::serial::SerialTime;
 use super::LinkStats;
 use crate::queue::droptail;
 use mmtsim_engine::ring::Ring;
@@ -39,11 +40,7 @@ struct Entry {
 /// The closed-form transmitter of a constant-rate drop-tail link.
 #[derive(Clone, Debug)]
 pub(super) struct Fifo {
-    rate: Rate,
-    /// The last packet size served and its serialisation time: a link direction carries
-    /// mostly one size (full segments one way, ACKs the other), and the time is a 64-bit
-    /// division otherwise.
-    tx_memo: (u32, SimTime),
+    tx: SerialTime,
     pub(super) limit_bytes: u64,
     pub(super) limit_packets: u32,
     /// Accepted packets not yet fully serialised, in FIFO order (arrivals, starts and ends
@@ -57,8 +54,7 @@ pub(super) struct Fifo {
 impl Fifo {
     pub(super) fn new(rate: Rate, limit_bytes: u64, limit_packets: u32) -> Fifo {
         Fifo {
-            rate,
-            tx_memo: (0, rate.tx_time(0)),
+            tx: SerialTime::new(rate),
             limit_bytes,
             limit_packets,
             sched: Ring::new(),
@@ -68,7 +64,7 @@ impl Fifo {
 
     /// The rate it serves at.
     pub(super) fn rate(&self) -> Rate {
-        self.rate
+        self.tx.rate()
     }
 
     /// A packet of `bytes` arriving at `now`, the transmitter settled to `now`: its end
@@ -121,10 +117,7 @@ impl Fifo {
     /// Takes a packet arriving at `arrival`, starting at `start`: its end of serialisation.
     #[inline]
     fn accept(&mut self, arrival: SimTime, start: SimTime, bytes: u32) -> SimTime {
-        if self.tx_memo.0 != bytes {
-            self.tx_memo = (bytes, self.rate.tx_time(bytes as u64));
-        }
-        let done = start + self.tx_memo.1;
+        let done = start + self.tx.of(bytes);
         self.sched.push_back(Entry {
             arrival,
             start,

@@ -25,6 +25,7 @@
 //! ([`fifo`]; it may also take a packet ahead of its arrival, for the world's hop fusion.)
 
 mod fifo;
+mod serial;
 
 use crate::loss::{LossModel, LossProcess};
 use crate::queue::{DropReason, Queue, QueueConfig, QueuedPacket};
@@ -32,6 +33,7 @@ use crate::trace::{RateTrace, TraceServer};
 use fifo::Fifo;
 use mmtsim_engine::{Rate, SimRng, SimTime};
 use rand::Rng;
+use serial::SerialTime;
 
 /// Index of a packet in the world's packet arena.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -117,7 +119,7 @@ pub struct LinkStats {
 }
 
 enum Transmitter {
-    Constant(Rate),
+    Constant(SerialTime),
     Trace(TraceServer),
     /// Constant rate, drop-tail, served in closed form.
     Fifo(Fifo),
@@ -156,7 +158,7 @@ impl LinkDir {
                 cfg.queue.limit_bytes.unwrap_or(u64::MAX),
                 cfg.queue.limit_packets.unwrap_or(u32::MAX),
             )),
-            Some(r) => Transmitter::Constant(r),
+            Some(r) => Transmitter::Constant(SerialTime::new(r)),
             None => Transmitter::Trace(TraceServer::new(cfg.rate.clone())),
         };
         Self::with_transmitter(cfg, tx, loss_rng, impair_rng)
@@ -168,7 +170,7 @@ impl LinkDir {
         cfg.impairments.drop_packets.sort_unstable();
         cfg.impairments.drop_packets.dedup();
         let tx = match cfg.rate.is_constant() {
-            Some(r) => Transmitter::Constant(r),
+            Some(r) => Transmitter::Constant(SerialTime::new(r)),
             None => Transmitter::Trace(TraceServer::new(cfg.rate.clone())),
         };
         Self::with_transmitter(cfg, tx, loss_rng, impair_rng)
@@ -278,7 +280,7 @@ impl LinkDir {
 
     fn start(&mut self, now: SimTime, qp: QueuedPacket, out: &mut LinkOutput) {
         let done = match &mut self.tx {
-            Transmitter::Constant(r) => now + r.tx_time(qp.size_bytes as u64),
+            Transmitter::Constant(s) => now + s.of(qp.size_bytes),
             Transmitter::Trace(s) => s.serve(now, qp.size_bytes as u64),
             Transmitter::Fifo(_) => unreachable!("the closed-form transmitter has no events"),
         };
@@ -417,7 +419,7 @@ impl LinkDir {
     /// so a window of a few ms gives its sustained peak).
     pub fn peak_rate(&self, until: SimTime, window: SimTime) -> Rate {
         match &self.tx {
-            Transmitter::Constant(r) => *r,
+            Transmitter::Constant(s) => s.rate(),
             Transmitter::Fifo(f) => f.rate(),
             Transmitter::Trace(s) => {
                 let w = window.ns().max(1);
@@ -436,7 +438,7 @@ impl LinkDir {
     /// A representative rate: the constant rate, or a trace's mean over its first minute.
     pub fn rate_hint(&self) -> Rate {
         match &self.tx {
-            Transmitter::Constant(r) => *r,
+            Transmitter::Constant(s) => s.rate(),
             Transmitter::Trace(s) => s.trace().mean_rate(SimTime::ZERO, SimTime::from_secs(60)),
             Transmitter::Fifo(f) => f.rate(),
         }
