@@ -89,7 +89,10 @@ pub struct TcpHeader {
 /// the sub-millisecond RTTs of edge servers.
 pub const TS_TICK_NS: u64 = 1_000;
 
-/// The default header, kept in memory: [`TcpHeader::push_blank`] copies it.
+/// The default header, kept in memory: [`TcpHeader::push_blank`] copies it. `Default`
+/// stays derived rather than copying this: where a caller overwrites fields of a default
+/// header, the compiler leaves out the derived zeroes but not a copy (one UE uplink: 0.2 %
+/// more instructions). A test keeps the two equal.
 static BLANK: TcpHeader = TcpHeader {
     seq: 0,
     ack: 0,

@@ -391,10 +391,9 @@ impl AmEntity {
     }
 
     /// Builds a new PDU from the transmission buffer into at most `budget` bytes
-    /// (`budget > fixed_header`). `None` if CoDel emptied the buffer.
-    /// A new PDU of at most `budget` bytes from the transmission buffer, appended to `out`
-    /// (built there: a PDU built apart is copied in wide loads over the narrow stores that
-    /// built it, which the CPU cannot forward); its size. `None` if no data fits.
+    /// (`budget > fixed_header`), appended to `out`, and returns its size; `None` if CoDel
+    /// emptied the buffer. It is built in `out` itself: a PDU built apart is copied in
+    /// wide loads over the narrow stores that built it, which the CPU cannot forward.
     fn new_pdu(&mut self, now: SimTime, budget: u32, out: &mut Vec<Pdu>) -> Option<u32> {
         let mut pieces = self.pool.borrow_mut().take();
         let list = Rc::get_mut(&mut pieces).expect("a list from the pool has no other holder");

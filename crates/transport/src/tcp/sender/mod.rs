@@ -504,10 +504,11 @@ impl TcpSender {
                 let seq = self.push_new_segment(now, len);
                 (seq, len, false)
             };
-            let header_bytes = self.push_header(out, now, seq, len, retransmission);
+            // Built in place at the end of `out` (see `TcpHeader::push_blank`).
+            self.fill_header(TcpHeader::push_blank(out), now, seq, len, retransmission);
             if let Some((bps, with_headers)) = pacing {
                 let header_bits = if with_headers {
-                    header_bytes as u128 * 8
+                    out.last().expect("just pushed").header_bytes() as u128 * 8
                 } else {
                     0
                 };
@@ -570,22 +571,6 @@ impl TcpSender {
         let mut h = TcpHeader::default();
         self.fill_header(&mut h, now, seq, len, retransmission);
         h
-    }
-
-    /// [`Self::header`], built in place at the end of `out` (see [`TcpHeader::push_blank`]);
-    /// returns its size on the wire.
-    #[inline]
-    fn push_header(
-        &self,
-        out: &mut Vec<TcpHeader>,
-        now: SimTime,
-        seq: u64,
-        len: u32,
-        retransmission: bool,
-    ) -> u32 {
-        let h = TcpHeader::push_blank(out);
-        self.fill_header(h, now, seq, len, retransmission);
-        h.header_bytes()
     }
 
     /// Writes a data or pure-ACK segment's fields into a default header.
