@@ -12,7 +12,9 @@
 //! of the application. A write never runs more than the send buffer ahead of the
 //! acknowledged data: when the buffer is full the application is blocked and produces
 //! nothing (the credit of a blocked interval is lost, not banked). Blocking is evaluated
-//! when the application is polled, which the world does whenever TCP runs out of data.
+//! when the application is polled, which the world does whenever TCP runs out of data,
+//! except before the application's pending wake-up, where a poll could write nothing
+//! ([`TcpApp::idle_before`]).
 
 use mmtsim_engine::{Rate, SimRng, SimTime};
 use rand::Rng;
@@ -220,6 +222,22 @@ impl TcpApp {
         (t < self.stop).then_some(t)
     }
 
+    /// True if a poll at `now` can be left out: it would write nothing, and a later poll
+    /// writes and leaves the same as if it had run. `wake` is the write time
+    /// [`Self::next_write`] gave at a poll since which this application wrote nothing,
+    /// still to come ([`SimTime::NEVER`]: none). A rate or on/off source's credit reaches
+    /// one chunk exactly at `wake` (`next_write` inverts the accrual), grows by the same
+    /// amount whether it is accrued in one piece or in several (on-time is a difference
+    /// of cumulative on-times), and is lost to a full send buffer only when it holds a
+    /// chunk; a message source writes, and draws its next interval, only at `wake`. Bulk
+    /// and file sources have no wake-up.
+    #[inline]
+    pub fn idle_before(&self, wake: SimTime, now: SimTime) -> bool {
+        !matches!(self.kind, AppKind::Bulk | AppKind::File { .. })
+            && wake != SimTime::NEVER
+            && now < wake
+    }
+
     /// True once the application will never write again (file written, stop passed).
     pub fn finished(&self, now: SimTime) -> bool {
         match self.kind {
@@ -308,6 +326,95 @@ mod tests {
                 proptest::prop_assert_eq!(a.credit, credit);
             }
         }
+    }
+
+    proptest::proptest! {
+        /// A rate, on/off or message source polled at random instants (random
+        /// send-buffer caps), with the polls that `idle_before` leaves out skipped, writes
+        /// what it writes polled every time, at every poll that runs, and leaves the same
+        /// credit; and a skipped poll is one that would have written nothing.
+        #[test]
+        fn polls_left_out_before_the_wake_change_nothing(
+            kind in 0u8..4,
+            chunk in 1u64..5_000,
+            rate_bps in 1_000u64..4_000_000_000,
+            on_us in 1u64..300,
+            off_us in 1u64..300,
+            polls in proptest::collection::vec(
+                (0u64..100_000, proptest::option::of(0u64..50_000), proptest::bool::ANY),
+                1..300),
+        ) {
+            let rate = Rate::bps(rate_bps);
+            let kind = match kind {
+                0 => AppKind::Rate { rate },
+                1 => AppKind::OnOff {
+                    rate,
+                    on: SimTime::from_us(on_us),
+                    off: SimTime::from_us(off_us),
+                },
+                k => AppKind::Messages {
+                    size: chunk,
+                    interval: SimTime::from_us(on_us),
+                    poisson: k == 3,
+                },
+            };
+            let make = || TcpApp::new(
+                kind.clone(),
+                SimTime::from_us(3),
+                SimTime::from_secs(1000),
+                chunk,
+                RngStreams::new(1).stream("a"),
+            );
+            let (mut every, mut some) = (make(), make());
+            // The pending wake-up, kept as the world keeps it: set when a poll's next
+            // write is earlier, cleared once it has come. A poll at the wake's own instant
+            // (`at_wake`: the next poll is there) may come before the wake-up itself.
+            let mut wake = SimTime::NEVER;
+            let mut t = SimTime::ZERO;
+            for (dt, room, at_wake) in polls {
+                t = if at_wake && wake != SimTime::NEVER {
+                    wake
+                } else {
+                    t + SimTime::from_ns(dt)
+                };
+                let cap = every.written + room.unwrap_or(u64::MAX / 2);
+                if wake < t {
+                    wake = SimTime::NEVER;
+                }
+                let before = every.written;
+                let w = every.poll(t, cap);
+                if some.idle_before(wake, t) {
+                    proptest::prop_assert_eq!(w, before, "a skipped poll would have written");
+                    continue;
+                }
+                proptest::prop_assert_eq!(some.poll(t, cap), w);
+                proptest::prop_assert_eq!(some.credit, every.credit);
+                proptest::prop_assert_eq!(some.next_message, every.next_message);
+                if let Some(n) = some.next_write(t) {
+                    proptest::prop_assert_eq!(Some(n), every.next_write(t));
+                    wake = wake.min(n);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn idle_before_only_before_the_wake_of_a_source_that_has_one() {
+        let a = app(AppKind::Rate {
+            rate: Rate::mbps(8),
+        });
+        let ms = SimTime::from_ms;
+        assert!(a.idle_before(ms(1001), ms(1000)));
+        assert!(!a.idle_before(ms(1001), ms(1001)));
+        assert!(!a.idle_before(SimTime::NEVER, ms(1000)));
+        let on_off = app(AppKind::OnOff {
+            rate: Rate::mbps(8),
+            on: ms(10),
+            off: ms(10),
+        });
+        assert!(on_off.idle_before(ms(1001), ms(1000)));
+        assert!(!app(AppKind::Bulk).idle_before(ms(1001), ms(1000)));
+        assert!(!app(AppKind::File { size: 1 }).idle_before(ms(1001), ms(1000)));
     }
 
     #[test]

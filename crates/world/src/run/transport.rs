@@ -226,7 +226,12 @@ impl Sim {
         else {
             return None;
         };
-        if sender.state() != SenderState::Established || !sender.app_limited() {
+        // Polled on an ACK or a timer before its pending wake-up, a rate application
+        // writes nothing, and TCP has already sent and armed what it could: nothing to do.
+        if sender.state() != SenderState::Established
+            || !sender.app_limited()
+            || app.idle_before(*app_wake_pending, now)
+        {
             return None;
         }
         let cap = sender.snd_una().saturating_sub(1) + sender.config().snd_buf;
