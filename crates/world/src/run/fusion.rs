@@ -2,12 +2,18 @@
 //! as its arrival at the node is known, without an event at the node.
 //!
 //! A *transit node* only forwards: it is no flow's endpoint, no UE, no cell's site, not the
-//! core network's UPF, and it has exactly two wired neighbours, joined both ways (the
-//! `core` router between a gNB and a remote host, for instance). A packet that arrives
-//! over one of its links leaves over the other (a shortest path never turns back), and
-//! that outgoing link direction has no other input. So when a packet goes onto the wire of
-//! the incoming link A, its arrival `t` at the node is known, and every packet the outgoing
-//! link B receives before `t` has already been handed to B. B then takes the packet at
+//! core network's UPF. A packet may be fused from its incoming link direction A onto the
+//! outgoing one B when B has no other input than A, for either of two reasons:
+//! - the node has exactly two wired neighbours, joined both ways (the `core` router
+//!   between a gNB and a remote host, for instance): a packet that arrives over one of its
+//!   links leaves over the other (a shortest path never turns back);
+//! - the routes never change in the run (no core network's tunnels, at most one cell, so
+//!   no handover) and the forwarding tables take every flow's packets, both ways, onto B
+//!   from A alone (the `core` router of the ten-UE example, with three neighbours: the
+//!   uplink's packets from the gNB each go on to one server, which nothing else sends to).
+//!
+//! When a packet goes onto the wire of A, its arrival `t` at the node is known, and every
+//! packet B receives before `t` has already been handed to B. B then takes the packet at
 //! once, with the outcome it would have at `t` ([`mmtsim_net::link::LinkDir::enqueue_ahead`]),
 //! and the queue B shows at any instant leaves out the packets still to arrive. This
 //! saves one event per packet and transit node: on the one-UE path (gNB — core — remote
@@ -35,20 +41,21 @@
 //! the earlier-scheduled runs first. That would change a result only if another event
 //! fell on exactly that nanosecond and touched the same state; the property test of
 //! `tests/it/fusion.rs` (fused whole runs against unfused stepped runs of random transit
-//! topologies) and every shipped example's golden figures find none.
+//! topologies, some with a third neighbour) and every shipped example's golden figures find none.
 
 use super::Sim;
 use crate::topology::Hop;
 use mmtsim_engine::ids::{CellId, LinkId, NodeId};
 use mmtsim_engine::SimTime;
 use mmtsim_net::link::{Delivery, LinkOutput, PacketRef};
+use mmtsim_net::Direction;
 
-/// Where a link direction's packets are handed on to ahead of their arrival.
+/// The one link direction that feeds a transit node's outgoing link direction.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Onward {
-    /// The transit node's other link direction.
-    link: LinkId,
-    /// Every cell's site is reached over it: packets for UEs may be fused too.
+pub(super) struct Feeder {
+    /// The incoming link direction whose packets alone go onto the outgoing one.
+    from: LinkId,
+    /// Every cell's site is reached over the outgoing link: packets for UEs may be fused.
     to_every_site: bool,
 }
 
@@ -56,16 +63,67 @@ pub(super) struct Onward {
 /// a run without transit nodes then finds as it was).
 #[derive(Debug)]
 pub(super) struct Fusion {
-    /// For each link direction, where its packets are handed on to ahead of their arrival.
-    onward: Vec<Option<Onward>>,
+    /// For each link direction: some of its packets may be handed on ahead of arrival.
+    feeds: Vec<bool>,
+    /// For each outgoing link direction of a transit node, its one feeder, if it has one.
+    feeder: Vec<Option<Feeder>>,
     /// A fused hop's link output, apart from the world's, which is being read then.
     out: LinkOutput,
     /// Hops fused so far.
     pub(super) hops: u64,
 }
 
-/// For each link direction, where its packets are handed on to ahead of their arrival (the
-/// other link of a transit node), if anywhere. `None`: no hop of this run can be fused.
+/// What feeds a link direction, as far as the flows' routes tell.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Fed {
+    Nothing,
+    By(LinkId),
+    Several,
+}
+
+/// For each wired link direction, the incoming link directions the flows' packets reach
+/// it from (either way along each flow: data and ACKs), by following the forwarding
+/// tables. Radio hops end a trace at a UE or continue it at the single cell's site.
+fn traced_feeders(sim: &Sim, site: Option<NodeId>) -> Vec<Fed> {
+    let wired = sim.topology.wired();
+    let mut fed = vec![Fed::Nothing; wired.len()];
+    let n = sim.node_ue.len();
+    for f in &sim.flows {
+        for (from, to) in [(f.src, f.dst), (f.dst, f.src)] {
+            let (mut at, mut came) = (from, None::<LinkId>);
+            for _ in 0..=n {
+                if at == to {
+                    break;
+                }
+                match sim.fwd.next(at, to) {
+                    Hop::Link(l) => {
+                        if let Some(a) = came {
+                            let e = &mut fed[l.index()];
+                            *e = match *e {
+                                Fed::Nothing => Fed::By(a),
+                                Fed::By(b) if b == a => Fed::By(a),
+                                _ => Fed::Several,
+                            };
+                        }
+                        came = Some(l);
+                        at = wired[l.index()].1;
+                    }
+                    Hop::Radio(_, Direction::Uplink) => {
+                        came = None;
+                        match site {
+                            Some(s) => at = s,
+                            None => break,
+                        }
+                    }
+                    Hop::Radio(_, Direction::Downlink) | Hop::Unreachable => break,
+                }
+            }
+        }
+    }
+    fed
+}
+
+/// Which hops of this run may be fused (module doc). `None`: none may.
 pub(super) fn plan(sim: &Sim) -> Option<Box<Fusion>> {
     if !sim.cptp_flows.is_empty() {
         return None;
@@ -88,6 +146,17 @@ pub(super) fn plan(sim: &Sim) -> Option<Box<Fusion>> {
     if let Some(core) = &sim.core {
         busy[core.upf().index()] = true;
     }
+    // Routes that never change: no core network's tunnels, at most one cell (no
+    // handover, no dual connectivity). Then the flows' routes tell each link's feeders.
+    let fixed = sim.core.is_none() && sim.ran.as_ref().is_none_or(|r| r.cells() <= 1);
+    let traced = fixed.then(|| {
+        let site = sim
+            .ran
+            .as_ref()
+            .filter(|r| r.cells() == 1)
+            .map(|r| r.cell_node(CellId::from_index(0)));
+        traced_feeders(sim, site)
+    });
     let wired = sim.topology.wired();
     let mut ins: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut outs: Vec<Vec<usize>> = vec![Vec::new(); n];
@@ -95,23 +164,33 @@ pub(super) fn plan(sim: &Sim) -> Option<Box<Fusion>> {
         outs[from.index()].push(l);
         ins[to.index()].push(l);
     }
-    let mut fuse = vec![None; wired.len()];
+    let mut feeds = vec![false; wired.len()];
+    let mut feeder = vec![None; wired.len()];
     for node in 0..n {
-        if busy[node] || ins[node].len() != 2 || outs[node].len() != 2 {
+        if busy[node] {
             continue;
         }
         let from: Vec<NodeId> = ins[node].iter().map(|&l| wired[l].0).collect();
         let to: Vec<NodeId> = outs[node].iter().map(|&l| wired[l].1).collect();
-        // Two distinct neighbours, each joined both ways.
-        if from[0] == from[1] || !(to.contains(&from[0]) && to.contains(&from[1])) {
-            continue;
-        }
-        for &a in &ins[node] {
-            let back = wired[a].0;
-            let b = *outs[node]
-                .iter()
-                .find(|&&o| wired[o].1 != back)
-                .expect("two distinct neighbours");
+        // Two distinct neighbours, each joined both ways: a packet arriving from one
+        // leaves towards the other (a shortest path never turns back), whatever the flows.
+        let two_way = from.len() == 2
+            && to.len() == 2
+            && from[0] != from[1]
+            && to.contains(&from[0])
+            && to.contains(&from[1]);
+        for &b in &outs[node] {
+            let a = if two_way {
+                *ins[node]
+                    .iter()
+                    .find(|&&i| wired[i].0 != wired[b].1)
+                    .expect("two distinct neighbours")
+            } else {
+                match traced.as_ref().map(|t| t[b]) {
+                    Some(Fed::By(a)) => a.index(),
+                    _ => continue,
+                }
+            };
             let (la, lb) = (&sim.links[a], &sim.links[b]);
             if la.capture.is_none()
                 && lb.capture.is_none()
@@ -125,18 +204,20 @@ pub(super) fn plan(sim: &Sim) -> Option<Box<Fusion>> {
                         sim.fwd.next(NodeId::from_index(node), site) == Hop::Link(link)
                     })
                 });
-                fuse[a] = Some(Onward {
-                    link,
+                feeds[a] = true;
+                feeder[b] = Some(Feeder {
+                    from: LinkId::from_index(a),
                     to_every_site,
                 });
             }
         }
     }
-    if fuse.iter().all(Option::is_none) {
+    if !feeds.contains(&true) {
         return None;
     }
     Some(Box::new(Fusion {
-        onward: fuse,
+        feeds,
+        feeder,
         out: LinkOutput::default(),
         hops: 0,
     }))
@@ -163,13 +244,9 @@ impl Sim {
     /// Delivery `d` of link `a` (handed over at `now`) goes straight onto the transit
     /// node's outgoing link, if it may (module doc). False: nothing changed.
     fn fuse_hop(&mut self, now: SimTime, a: LinkId, d: Delivery) -> bool {
-        let Some(Onward {
-            link: b,
-            to_every_site,
-        }) = self.fusion.as_ref().and_then(|f| f.onward[a.index()])
-        else {
+        if !self.fusion.as_ref().is_some_and(|f| f.feeds[a.index()]) {
             return false;
-        };
+        }
         if d.held || d.duplicate || d.at > self.horizon || !self.links[a.index()].wire.is_empty() {
             return false;
         }
@@ -186,11 +263,19 @@ impl Sim {
             (None, Some(core)) if self.node_ue[dst.index()].is_some() => core.upf(),
             (None, _) => dst,
         };
-        if target == node
-            || (self.node_ue[target.index()].is_some() && !to_every_site)
-            || self.fwd.next(node, target) != Hop::Link(b)
-        {
+        if target == node {
             return false;
+        }
+        let Hop::Link(b) = self.fwd.next(node, target) else {
+            return false;
+        };
+        let fusion = self.fusion.as_deref().expect("fusing");
+        match fusion.feeder[b.index()] {
+            Some(Feeder {
+                from,
+                to_every_site,
+            }) if from == a && (to_every_site || self.node_ue[target.index()].is_none()) => {}
+            _ => return false,
         }
         let fusion = self.fusion.as_deref_mut().expect("fusing");
         if !self.links[b.index()]

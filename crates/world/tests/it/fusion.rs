@@ -63,7 +63,7 @@ fn the_one_ue_path_fuses_both_directions_and_changes_nothing() {
 }
 
 #[test]
-fn a_router_with_three_neighbours_is_no_transit_node() {
+fn a_router_with_three_neighbours_fuses_only_onto_links_with_one_feeder() {
     let toml = format!(
         "[simulation]\nduration = \"2s\"\nseed = 3\n[[nodes]]\nname = \"s\"\n[[nodes]]\nname = \"r\"\n\
          [[nodes]]\nname = \"c\"\n[[nodes]]\nname = \"d\"\n{}{}{}\
@@ -72,8 +72,23 @@ fn a_router_with_three_neighbours_is_no_transit_node() {
         link("b", "r", "c", 20, 5000, 100, ""),
         link("e", "d", "r", 100, 3000, 200, ""),
     );
-    // Link b has two inputs (from s and from d): fusing one of them could reorder them.
-    assert_eq!(both_ways(&toml).fused_hops, 0);
+    // Link b towards c has two inputs (from s and from d): fusing either could reorder
+    // them, so the data segments are not fused. The ACKs from c are: r's links towards
+    // s and towards d each have c's link as their only input.
+    let out = both_ways(&toml);
+    let segments: u64 = (0..2)
+        .map(|i| {
+            out.summary["flows"][i]["segments_sent"]
+                .as_u64()
+                .expect("sent")
+        })
+        .sum();
+    assert!(out.fused_hops > 0, "no ACK fused");
+    assert!(
+        (out.fused_hops as f64) < 1.2 * segments as f64,
+        "{} hops fused for {segments} segments: data fused too",
+        out.fused_hops
+    );
 }
 
 #[test]
@@ -172,6 +187,7 @@ proptest! {
         udp in any::<bool>(),
         sample_us in 500u32..20_000,
         cc in prop_oneof![Just("cubic"), Just("newreno"), Just("bbr")],
+        side in 0u8..3,
     ) {
         let beyond = format!(
             "loss = {{ kind = \"bernoulli\", p = {loss} }}\n\
@@ -195,11 +211,24 @@ proptest! {
             flows += "[[flows]]\nprotocol = \"udp\"\nfrom = \"server\"\nto = \"client\"\n\
                       app = { kind = \"cbr\", rate = \"3Mbps\" }\n";
         }
+        // A third neighbour of r1 on some cases, so that r1 fuses by the flows' routes:
+        // it sends to the client (two inputs onto r1's link towards the client, one onto
+        // its link towards the server), or the server sends to it (the other way round).
+        let mut side_node = "";
+        if side > 0 {
+            side_node = "[[nodes]]\nname = \"side\"\n";
+            links += &link("sl", "side", "r1", r1, d3, q1, "");
+            flows += if side == 1 {
+                "[[flows]]\nfrom = \"side\"\nto = \"client\"\ncc = \"newreno\"\n"
+            } else {
+                "[[flows]]\nfrom = \"server\"\nto = \"side\"\ncc = \"cubic\"\nstart = \"100ms\"\n"
+            };
+        }
         let r2_node = if two_routers { "[[nodes]]\nname = \"r2\"\n" } else { "" };
         let toml = format!(
             "[simulation]\nduration = \"1500ms\"\nseed = {seed}\n[metrics]\nsample_interval = \"{sample_us}us\"\n\
              [[nodes]]\nname = \"server\"\n[[nodes]]\nname = \"r1\"\n{r2_node}\
-             [[nodes]]\nname = \"client\"\n{links}{flows}"
+             [[nodes]]\nname = \"client\"\n{side_node}{links}{flows}"
         );
         let out = both_ways(&toml);
         prop_assert!(out.fused_hops > 0, "nothing fused");
