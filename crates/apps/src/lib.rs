@@ -326,9 +326,7 @@ mod tests {
                 proptest::prop_assert_eq!(a.credit, credit);
             }
         }
-    }
 
-    proptest::proptest! {
         /// A rate, on/off or message source polled at random instants (random
         /// send-buffer caps), with the polls that `idle_before` leaves out skipped, writes
         /// what it writes polled every time, at every poll that runs, and leaves the same
