@@ -330,7 +330,8 @@ mod tests {
         /// A rate, on/off or message source polled at random instants (random
         /// send-buffer caps), with the polls that `idle_before` leaves out skipped, writes
         /// what it writes polled every time, at every poll that runs, and leaves the same
-        /// credit; and a skipped poll is one that would have written nothing.
+        /// credit; and a skipped poll is one that would have written nothing and asked for
+        /// no earlier wake-up.
         #[test]
         fn polls_left_out_before_the_wake_change_nothing(
             kind in 0u8..4,
@@ -383,6 +384,10 @@ mod tests {
                 let w = every.poll(t, cap);
                 if some.idle_before(wake, t) {
                     proptest::prop_assert_eq!(w, before, "a skipped poll would have written");
+                    // Nor would it have asked for an earlier wake-up than the pending one.
+                    if let Some(n) = every.next_write(t) {
+                        proptest::prop_assert!(n >= wake, "{n:?} before {wake:?}");
+                    }
                     continue;
                 }
                 proptest::prop_assert_eq!(some.poll(t, cap), w);
