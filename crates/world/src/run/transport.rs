@@ -226,8 +226,9 @@ impl Sim {
         else {
             return None;
         };
-        // Polled on an ACK or a timer before its pending wake-up, a rate application
-        // writes nothing, and TCP has already sent and armed what it could: nothing to do.
+        // Polled on an ACK or a timer before its pending wake-up, an application writes
+        // nothing (`TcpApp::idle_before`), and TCP has already sent and armed what it
+        // could: nothing to do.
         if sender.state() != SenderState::Established
             || !sender.app_limited()
             || app.idle_before(*app_wake_pending, now)
