@@ -233,15 +233,7 @@ mod tests {
         #[test]
         fn back_to_back_packets_take_their_own_sizes_time(
             rate_bps in 1u64..100_000_000_000,
-            sizes in proptest::collection::vec(
-                proptest::prop_oneof![
-                    proptest::strategy::Just(0u32),
-                    proptest::strategy::Just(66),
-                    proptest::strategy::Just(1500),
-                    1u32..70_000,
-                ],
-                1..60,
-            ),
+            sizes in crate::link::serial::mixed_sizes(),
         ) {
             let rate = Rate::bps(rate_bps);
             let mut f = Fifo::new(rate, u64::MAX, u32::MAX);

@@ -38,6 +38,21 @@ impl SerialTime {
     }
 }
 
+/// Packet sizes for tests of a transmitter's times: runs of ACK and full-segment sizes,
+/// zero, and any other size, in any order.
+#[cfg(test)]
+pub(super) fn mixed_sizes() -> impl proptest::strategy::Strategy<Value = Vec<u32>> {
+    proptest::collection::vec(
+        proptest::prop_oneof![
+            proptest::strategy::Just(0u32),
+            proptest::strategy::Just(66),
+            proptest::strategy::Just(1500),
+            1u32..70_000,
+        ],
+        1..60,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -57,15 +72,7 @@ mod tests {
         #[test]
         fn each_size_gets_the_rates_time(
             rate_bps in 1u64..100_000_000_000,
-            sizes in proptest::collection::vec(
-                proptest::prop_oneof![
-                    proptest::strategy::Just(0u32),
-                    proptest::strategy::Just(66),
-                    proptest::strategy::Just(1500),
-                    1u32..70_000,
-                ],
-                1..60,
-            ),
+            sizes in mixed_sizes(),
         ) {
             let rate = Rate::bps(rate_bps);
             let mut s = SerialTime::new(rate);
