@@ -11,7 +11,13 @@ fn main() {
         .unwrap_or_else(|e| panic!("{e}"));
     let t = std::time::Instant::now();
     let out = mmtsim_world::run(&loaded, &Default::default()).expect("run");
-    eprintln!("{} events in {:?}", out.summary["events"], t.elapsed());
+    eprintln!(
+        "{} events in {:?} ({} fused hops, {} instants admitted late)",
+        out.summary["events"],
+        t.elapsed(),
+        out.fused_hops,
+        out.late_instants
+    );
     if std::env::var_os("MMTSIM_PRINT_SUMMARY").is_some() {
         let mut s = out.summary.clone();
         s.as_object_mut().map(|o| o.remove("scenario"));

@@ -38,6 +38,9 @@ pub(crate) struct LinkState {
     pub wire: Ring<(SimTime, u32)>,
     /// A `WireHead` event for this link is scheduled.
     pub wire_event_pending: bool,
+    /// This link's index among the run's late-admission links, if its packets may enter
+    /// the radio late (set by the run's plan, `run/lazy.rs`).
+    pub late: Option<u16>,
     /// Sum, count and maximum of the sampled queue occupancy (bytes).
     pub occupancy: mmtsim_engine::metrics::Occupancy,
 }
@@ -149,6 +152,7 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Result<Built, String> {
                 rate_desc: link_rate_desc(Some(resolve::direction(link, reverse))),
                 wire: Ring::new(),
                 wire_event_pending: false,
+                late: None,
                 occupancy: Default::default(),
             });
         }

@@ -24,7 +24,7 @@ impl Sim {
             self.q.schedule_in_class(t, CLASS_EARLY, Ev::Slot(c));
         }
         if self.lazy.is_some() {
-            self.after_late_slot(now);
+            self.after_late_slot(now, c);
         }
         for i in 0..out.dropped.len() {
             self.drop_packet(out.dropped[i] as u32);
@@ -144,7 +144,7 @@ impl Sim {
                 continue;
             }
             // Or it waits for late admission (`lazy.rs`).
-            if self.waits_late(l, now) {
+            if self.waits_late(l, t, now) {
                 break;
             }
             self.links[li].wire_event_pending = true;
@@ -295,7 +295,7 @@ impl Sim {
         } else {
             d.pkt.0
         };
-        let late = self.lazy.is_some() && self.admit_late(self.q.now(), l, id);
+        let late = self.admit_late(self.q.now(), l, id, d.at);
         let ls = &mut self.links[l.index()];
         let in_order = ls.wire.back().is_none_or(|&(t, _)| t <= d.at);
         if !d.held && in_order {

@@ -186,7 +186,7 @@ pub fn run(loaded: &Loaded, ctl: &RunControl) -> Result<RunOutput, RunError> {
     // from outside does not (`fusion.rs`).
     stepper.sim.fusion = fusion::plan(&stepper.sim);
     // Likewise late admission into the radio (`lazy.rs`).
-    stepper.sim.lazy = lazy::plan(&stepper.sim);
+    lazy::plan(&mut stepper.sim);
     stepper.run_until(stepper.end())?;
     let end = stepper.end();
     stepper.sim.admit_waiting(end, true);
@@ -451,12 +451,14 @@ impl Sim {
                 self.take_sample(now)
             }
             Ev::Slot(c) => {
-                self.admit_waiting(now, false);
+                // A slot reads only its own cell's buffers.
+                self.admit_cell(now, c);
                 self.slot(now, c)
             }
             Ev::Scripted(_) | Ev::Measure | Ev::Rrc(_) | Ev::Dual => {
                 self.admit_waiting(now, false);
-                self.procedure(now, ev)
+                self.procedure(now, ev);
+                self.after_procedure(now);
             }
             Ev::Cptp { flow, role } => self.cptp_timer(now, flow, role),
         }
@@ -526,6 +528,10 @@ impl Sim {
     /// UE `ue` is attached to `site` from `now`: the forwarding tables follow, and mmCPTP
     /// plug-ins at the site it left send their handover NACKs.
     fn attach_ue(&mut self, now: SimTime, ue: UeId, site: NodeId) {
+        let from = self.topology.site_of(ue);
+        if from != site {
+            self.late_site_left(from);
+        }
         self.topology.attach(ue, site);
         self.fwd = self.topology.forwarding();
         if !self.cptp_flows.is_empty() {
