@@ -161,6 +161,17 @@ impl Ran {
         }
     }
 
+    /// The least time from a UE with no measurement-based handover under way to the end
+    /// of one (when the core switches its path): a decision takes at least the
+    /// measurement report, the command and the interruption (the Xn preparation may add
+    /// to it, [`crate::rrc::procedure`]). `None` with measurement-based handover off:
+    /// such a UE is then never handed over but by a scripted event.
+    pub fn least_handover_time(&self) -> Option<SimTime> {
+        self.ho
+            .as_ref()
+            .map(|h| h.cfg.report_delay + h.cfg.command_delay + h.cfg.interruption)
+    }
+
     /// Whether UE `ue` is in a measurement-based handover (decided, not yet served).
     pub fn in_handover(&self, ue: UeId) -> bool {
         self.ho

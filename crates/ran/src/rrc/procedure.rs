@@ -312,6 +312,46 @@ mod tests {
     }
 
     #[test]
+    fn no_handover_ends_sooner_than_its_report_command_and_interruption() {
+        // The bound `Ran::least_handover_time` gives the UPF: from the decision to the UE
+        // being served again (by the target, or after a failure by re-establishment) takes
+        // at least report + command + interruption, whatever the Xn delay, the RACH outcome
+        // or T304 (here also shorter than the interruption).
+        for (xn, t304, interruption) in [(0, 100, 50), (5, 100, 50), (0, 10, 50), (0, 100, 0)] {
+            for rach_ok in [true, false] {
+                let c = HandoverConfig {
+                    t304: ms(t304),
+                    interruption: ms(interruption),
+                    ..cfg()
+                };
+                let least = c.report_delay + c.command_delay + c.interruption;
+                let mut p = Procedure::new(&c);
+                p.decide(ms(100), A, B, HandoverKind::A3, ms(xn));
+                let mut served = None;
+                while let Some(t) = p.deadline() {
+                    match p.step(t, |_| rach_ok) {
+                        Some(Step::Served { .. }) => {
+                            served = Some(t);
+                            break;
+                        }
+                        Some(Step::Reestablish { .. }) => {
+                            // The RAN serves the UE at this step (or tries again later).
+                            served = Some(t);
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+                let served = served.expect("the procedure ends");
+                assert!(
+                    served >= ms(100) + least,
+                    "xn {xn}, T304 {t304}, interruption {interruption}, RACH {rach_ok}: {served}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn a_failed_random_access_waits_for_t304_then_reestablishes() {
         // Detach at 13 ms, RACH fails at 63 ms, T304 expires at 113 ms: failure after
         // 100 ms; re-establishment 300 ms later, at 413 ms: 400 ms without service.

@@ -41,6 +41,9 @@ pub(crate) struct LinkState {
     /// This link's index among the run's late-admission links, if its packets may enter
     /// the radio late (set by the run's plan, `run/lazy.rs`).
     pub late: Option<u16>,
+    /// Some of this link's packets may be fused over the node it leads to (set by the
+    /// run's plan, `run/fusion.rs`).
+    pub feeds_fusion: bool,
     /// Sum, count and maximum of the sampled queue occupancy (bytes).
     pub occupancy: mmtsim_engine::metrics::Occupancy,
 }
@@ -153,6 +156,7 @@ pub(crate) fn build(l: &Loaded, seed: u64) -> Result<Built, String> {
                 wire: Ring::new(),
                 wire_event_pending: false,
                 late: None,
+                feeds_fusion: false,
                 occupancy: Default::default(),
             });
         }

@@ -272,7 +272,7 @@ impl Sim {
             self.drop_packet(p.0);
         }
         self.lout.dropped.clear();
-        if self.fusion.is_none() {
+        if !self.links[l.index()].feeds_fusion {
             for i in 0..self.lout.delivered.len() {
                 let d = self.lout.delivered[i];
                 self.put_delivery(l, d);

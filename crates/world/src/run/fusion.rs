@@ -2,8 +2,10 @@
 //! as its arrival at the node is known, without an event at the node.
 //!
 //! A *transit node* only forwards: it is no flow's endpoint, no UE, no cell's site, not the
-//! core network's UPF. A packet may be fused from its incoming link direction A onto the
-//! outgoing one B when B has no other input than A, for either of two reasons:
+//! core network's UPF (whose downlink into the tunnels is fused by the rule of
+//! `upf_fusion.rs`, with the conditions below). A packet may be fused from its incoming
+//! link direction A onto the outgoing one B when B has no other input than A, for either
+//! of two reasons:
 //! - the node has exactly two wired neighbours, joined both ways (the `core` router
 //!   between a gNB and a remote host, for instance): a packet that arrives over one of its
 //!   links leaves over the other (a shortest path never turns back);
@@ -41,8 +43,12 @@
 //! the earlier-scheduled runs first. That would change a result only if another event
 //! fell on exactly that nanosecond and touched the same state; the property test of
 //! `tests/it/fusion.rs` (fused whole runs against unfused stepped runs of random transit
-//! topologies, some with a third neighbour) and every shipped example's golden figures find none.
+//! topologies, some with a third neighbour) and every shipped example's golden figures
+//! find none. The hazard is real: a variant that also fused the packets held behind an
+//! unfused one, once it had arrived, changed such an order in one of those tests
+//! (`packets_left_unfused_keep_later_ones_off_the_next_link`).
 
+use super::upf_fusion::{self, UpfAhead};
 use super::Sim;
 use crate::topology::Hop;
 use mmtsim_engine::ids::{CellId, LinkId, NodeId};
@@ -63,10 +69,10 @@ pub(super) struct Feeder {
 /// a run without transit nodes then finds as it was).
 #[derive(Debug)]
 pub(super) struct Fusion {
-    /// For each link direction: some of its packets may be handed on ahead of arrival.
-    feeds: Vec<bool>,
     /// For each outgoing link direction of a transit node, its one feeder, if it has one.
     feeder: Vec<Option<Feeder>>,
+    /// Fusion at the UPF for packets to UEs (`upf_fusion.rs`), if it applies.
+    upf: Option<UpfAhead>,
     /// A fused hop's link output, apart from the world's, which is being read then.
     out: LinkOutput,
     /// Hops fused so far.
@@ -123,8 +129,20 @@ fn traced_feeders(sim: &Sim, site: Option<NodeId>) -> Vec<Fed> {
     fed
 }
 
-/// Which hops of this run may be fused (module doc). `None`: none may.
-pub(super) fn plan(sim: &Sim) -> Option<Box<Fusion>> {
+/// Plans the fusion of this run's hops (module doc): the fusion, and each link that
+/// feeds it marked (`LinkState::feeds_fusion`), if any hop may be fused.
+pub(super) fn plan(sim: &mut Sim) {
+    if let Some((fusion, feeds)) = fusion_of(sim) {
+        for (ls, on) in sim.links.iter_mut().zip(feeds) {
+            ls.feeds_fusion = on;
+        }
+        sim.fusion = Some(fusion);
+    }
+}
+
+/// Which hops of this run may be fused: the fusion and, for each link direction, whether
+/// some of its packets may be handed on ahead of arrival. `None`: no hop may.
+fn fusion_of(sim: &Sim) -> Option<(Box<Fusion>, Vec<bool>)> {
     if !sim.cptp_flows.is_empty() {
         return None;
     }
@@ -212,15 +230,35 @@ pub(super) fn plan(sim: &Sim) -> Option<Box<Fusion>> {
             }
         }
     }
+    // The UPF, downlink (`upf_fusion.rs`): its links toward the sites, fed by one link.
+    let mut upf = None;
+    if let Some((toward, ahead)) = upf_fusion::plan(sim) {
+        let a = ahead.from;
+        let la = &sim.links[a.index()];
+        if la.capture.is_none() && la.dir.keeps_order() {
+            for b in toward {
+                let lb = &sim.links[b.index()];
+                if lb.capture.is_none() && lb.dir.takes_ahead() {
+                    feeds[a.index()] = true;
+                    feeder[b.index()] = Some(Feeder {
+                        from: a,
+                        to_every_site: false,
+                    });
+                }
+            }
+            upf = Some(ahead);
+        }
+    }
     if !feeds.contains(&true) {
         return None;
     }
-    Some(Box::new(Fusion {
-        feeds,
+    let fusion = Box::new(Fusion {
         feeder,
+        upf,
         out: LinkOutput::default(),
         hops: 0,
-    }))
+    });
+    Some((fusion, feeds))
 }
 
 impl Sim {
@@ -229,8 +267,8 @@ impl Sim {
         &self.fusion.as_deref().expect("fusing").out
     }
 
-    /// The deliveries in `lout` of link `l` (handed over at `now`): each fused onto the
-    /// transit node's next link if it may be, else onto `l`'s wire.
+    /// The deliveries in `lout` of link `l`, which feeds fusion (handed over at `now`):
+    /// each fused onto the transit node's next link if it may be, else onto `l`'s wire.
     #[inline(never)]
     pub(super) fn fuse_or_put(&mut self, now: SimTime, l: LinkId) {
         for i in 0..self.lout.delivered.len() {
@@ -241,12 +279,10 @@ impl Sim {
         }
     }
 
-    /// Delivery `d` of link `a` (handed over at `now`) goes straight onto the transit
-    /// node's outgoing link, if it may (module doc). False: nothing changed.
+    /// Delivery `d` of link `a`, which feeds fusion, (handed over at `now`) goes straight
+    /// onto the transit node's outgoing link, if it may (module doc). False: nothing
+    /// changed.
     fn fuse_hop(&mut self, now: SimTime, a: LinkId, d: Delivery) -> bool {
-        if !self.fusion.as_ref().is_some_and(|f| f.feeds[a.index()]) {
-            return false;
-        }
         if d.held || d.duplicate || d.at > self.horizon || !self.links[a.index()].wire.is_empty() {
             return false;
         }
@@ -256,12 +292,21 @@ impl Sim {
             let p = &self.pkts[id as usize];
             (p.dst, p.tunnel, p.size_bytes)
         };
-        // The target `forward` would route towards at the node (which is no tunnel end,
-        // no UPF and no destination).
-        let target = match (tunnel, &self.core) {
-            (Some(end), _) => end,
-            (None, Some(core)) if self.node_ue[dst.index()].is_some() => core.upf(),
-            (None, _) => dst,
+        // The target `forward` would route towards at the node (which is no tunnel end
+        // and no destination; at the UPF, a packet for a UE enters the UE's tunnel).
+        let (target, enters) = match (tunnel, &self.core) {
+            (Some(end), _) => (end, false),
+            (None, Some(core)) if self.node_ue[dst.index()].is_some() => {
+                if node != core.upf() {
+                    (core.upf(), false)
+                } else {
+                    match self.tunnel_end_ahead(now, dst, d.at) {
+                        Some(end) => (end, true),
+                        None => return false,
+                    }
+                }
+            }
+            (None, _) => (dst, false),
         };
         if target == node {
             return false;
@@ -286,6 +331,9 @@ impl Sim {
         }
         fusion.hops += 1;
         self.q.count_ahead();
+        if enters {
+            self.pkts[id as usize].tunnel = Some(target);
+        }
         for i in 0..self.ahead_out().dropped.len() {
             let (p, _) = self.ahead_out().dropped[i];
             self.drop_packet(p.0);
@@ -298,5 +346,14 @@ impl Sim {
         fusion.out.dropped.clear();
         fusion.out.delivered.clear();
         true
+    }
+
+    /// The far end, at `at`, of the tunnel a packet to `dst` (a UE) enters at the UPF,
+    /// if it is known at `now` (`upf_fusion.rs`).
+    #[inline(never)]
+    fn tunnel_end_ahead(&self, now: SimTime, dst: NodeId, at: SimTime) -> Option<NodeId> {
+        let ue = self.node_ue[dst.index()]?;
+        let ahead = self.fusion.as_deref()?.upf.as_ref()?;
+        self.tunnel_ahead(ahead, ue, now, at)
     }
 }

@@ -13,6 +13,7 @@ mod reader;
 mod sample;
 mod summary;
 mod transport;
+mod upf_fusion;
 
 use crate::build::{build, Action, FlowKind, FlowState, LinkState};
 use crate::core::Core;
@@ -184,7 +185,7 @@ pub fn run(loaded: &Loaded, ctl: &RunControl) -> Result<RunOutput, RunError> {
     let mut stepper = Stepper::new(loaded, ctl)?;
     // A whole run may take hops over transit nodes ahead of time; a run driven in steps
     // from outside does not (`fusion.rs`).
-    stepper.sim.fusion = fusion::plan(&stepper.sim);
+    fusion::plan(&mut stepper.sim);
     // Likewise late admission into the radio (`lazy.rs`).
     lazy::plan(&mut stepper.sim);
     stepper.run_until(stepper.end())?;

@@ -321,3 +321,175 @@ pub fn assert_same_output(a: &RunOutput, b: &RunOutput) {
     };
     assert!(bits(a) == bits(b), "a table differs between the two runs");
 }
+
+/// What varies in [`line_of_cells`].
+pub struct Line {
+    pub duration_ms: u32,
+    /// The router is the core's UPF (tunnels, path switches) rather than a plain router.
+    pub core: bool,
+    /// An Xn link between A and B (then neither site takes late admission).
+    pub xn: bool,
+    pub lossless: bool,
+    pub speed_mps: f64,
+    pub buffer_kb: u32,
+    /// Router–site delay.
+    pub site_delay_ns: u64,
+    pub sample_us: u32,
+    /// A scripted handover of the static UE on B to C at this instant.
+    pub scripted_ms: Option<u32>,
+    /// ue3's outage from 100 ms, this long (0: none): its cell may go idle.
+    pub outage_ms: u32,
+    /// The handover interruption, ms (`None`: the default 50 ms). With the report and
+    /// command (1 ms each), a handover decided then may end within the 10 ms a packet
+    /// takes from the server to the UPF, which then takes none ahead.
+    pub interruption_ms: Option<u32>,
+}
+
+/// Three gNB sites A, B, C 40 m apart on a line, each 1 ms (or `site_delay_ns`) from a
+/// router 10 ms from the server; A3 handovers every few hundred ms: ue0 and ue1 walk the
+/// line in opposite directions (bulk downlink CUBIC, bulk uplink NewReno), ue2 sits on B
+/// (50 Mbit/s of UDP down), ue3 on A (BBR down at 200 Mbit/s).
+pub fn line_of_cells(o: &Line) -> String {
+    let core = if o.core {
+        "[core]\nupf = \"router\"\n"
+    } else {
+        ""
+    };
+    let xn = if o.xn {
+        "[[links]]\nbetween = [\"A\", \"B\"]\ndelay = \"2ms\"\nrate = \"100Gbps\"\n"
+    } else {
+        ""
+    };
+    let scripted = o.scripted_ms.map_or(String::new(), |t| {
+        format!("[[events]]\nat = \"{t}ms\"\nhandover = {{ ue = \"ue2\", to = \"C\" }}\n")
+    });
+    let interruption = o
+        .interruption_ms
+        .map_or(String::new(), |ms| format!("interruption = \"{ms}ms\"\n"));
+    let outage = if o.outage_ms > 0 {
+        format!(
+            "outages = [{{ start = \"100ms\", duration = \"{}ms\" }}]",
+            o.outage_ms
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        r#"
+[simulation]
+duration = "{dur}ms"
+seed = 3
+
+[metrics]
+sample_interval = "{sample}us"
+
+[[nodes]]
+name = "server"
+[[nodes]]
+name = "router"
+
+[[links]]
+between = ["server", "router"]
+delay = "10ms"
+rate = "10Gbps"
+[[links]]
+between = ["router", "A"]
+delay = "{sd}ns"
+rate = "10Gbps"
+[[links]]
+between = ["router", "B"]
+delay = "{sd}ns"
+rate = "10Gbps"
+[[links]]
+between = ["router", "C"]
+delay = "{sd}ns"
+rate = "10Gbps"
+{xn}
+{core}
+[ran]
+preset = "mmwave-2017"
+interference = "active"
+
+[ran.rlc]
+buffer = "{buf}kB"
+
+[ran.handover]
+algorithm = "a3"
+ttt = "20ms"
+filter_k = 0
+measurement_period = "5ms"
+lossless = {lossless}
+{interruption}
+[[ran.gnbs]]
+name = "A"
+position_m = [0, 0, 10]
+[[ran.gnbs]]
+name = "B"
+position_m = [40, 0, 10]
+[[ran.gnbs]]
+name = "C"
+position_m = [80, 0, 10]
+
+[[ran.ues]]
+name = "ue0"
+position_m = [14, 2, 1.5]
+gnb = "A"
+mobility = {{ kind = "waypoints", points_m = [[78, 2, 1.5]], speed_mps = {v} }}
+[[ran.ues]]
+name = "ue1"
+position_m = [66, -2, 1.5]
+gnb = "C"
+mobility = {{ kind = "waypoints", points_m = [[2, -2, 1.5]], speed_mps = {v} }}
+[[ran.ues]]
+name = "ue2"
+position_m = [40, 6, 1.5]
+gnb = "B"
+[[ran.ues]]
+name = "ue3"
+position_m = [3, 4, 1.5]
+gnb = "A"
+{outage}
+
+[[flows]]
+name = "down"
+from = "server"
+to = "ue0"
+cc = "cubic"
+[[flows]]
+name = "up"
+from = "ue1"
+to = "server"
+cc = "newreno"
+[[flows]]
+name = "udp"
+protocol = "udp"
+from = "server"
+to = "ue2"
+app = {{ kind = "cbr", rate = "50Mbps" }}
+[[flows]]
+name = "bbr"
+from = "server"
+to = "ue3"
+cc = "bbr"
+app = {{ kind = "rate", rate = "200Mbps" }}
+
+{scripted}
+"#,
+        dur = o.duration_ms,
+        sample = o.sample_us,
+        sd = o.site_delay_ns,
+        buf = o.buffer_kb,
+        lossless = o.lossless,
+        v = o.speed_mps,
+    )
+}
+
+/// Handovers and re-establishments of the four UEs of [`line_of_cells`].
+pub fn handovers_in(out: &RunOutput) -> u64 {
+    (0..4)
+        .map(|u| {
+            let ue = &out.summary["ues"][u];
+            ue["handovers"].as_u64().unwrap_or(0) + ue["reestablishments"].as_u64().unwrap_or(0)
+        })
+        .sum()
+}

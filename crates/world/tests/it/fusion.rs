@@ -1,6 +1,7 @@
 //! Hop fusion (`run/fusion.rs`) changes nothing but speed: a whole run (`run`, which
 //! fuses hops over transit nodes) and the same run driven by a `Stepper` (which never
-//! fuses) give the same summary and tables, bit for bit, on random transit topologies.
+//! fuses) give the same summary and tables, bit for bit, on random transit topologies;
+//! and at a UPF across handovers (here, and on random runs in `late_admission.rs`).
 
 use super::common::*;
 use mmtsim_scenario::Loaded;
@@ -165,6 +166,80 @@ cc = "newreno"
         let out = both_ways(&scenario.replace("HANDOVER", at));
         assert!(out.fused_hops > 0, "nothing fused");
     }
+}
+
+/// The three-site line of `common.rs` behind a UPF, 1.5 s: the walkers at `speed_mps`,
+/// one scripted handover at 700 ms if `scripted`, `interruption_ms` as there.
+fn behind_a_upf(speed_mps: f64, scripted: bool, interruption_ms: Option<u32>) -> String {
+    line_of_cells(&Line {
+        duration_ms: 1500,
+        core: true,
+        xn: false,
+        lossless: true,
+        speed_mps,
+        buffer_kb: 1500,
+        site_delay_ns: 1_000_000,
+        sample_us: 1000,
+        scripted_ms: scripted.then_some(700),
+        outage_ms: 0,
+        interruption_ms,
+    })
+}
+
+/// Packets the UPF sent toward the sites (the links `router-A`, `-B`, `-C`, forward).
+fn sent_to_sites(out: &RunOutput) -> u64 {
+    out.summary["links"]
+        .as_array()
+        .expect("links")
+        .iter()
+        .filter(|l| l["name"] != "server-router" && l["direction"] == "forward")
+        .map(|l| l["tx_packets"].as_u64().expect("tx_packets"))
+        .sum()
+}
+
+#[test]
+fn without_handovers_the_upf_takes_every_downlink_packet_ahead() {
+    // The UPF (the router) is the only node a packet crosses without ending there, and it
+    // has four neighbours: every fused hop is a downlink packet put into its tunnel at the
+    // UPF ahead of its arrival. With no handover, every packet the UPF sends toward a
+    // site is one, and a few more that reach the UPF in the last microseconds and are
+    // still being sent at the end (1.2 µs a packet at 10 Gbit/s).
+    let out = both_ways(&behind_a_upf(1e-4, false, None));
+    assert_eq!(handovers_in(&out), 0);
+    let down = sent_to_sites(&out);
+    assert!(
+        out.fused_hops >= down && out.fused_hops <= down + 10,
+        "{} fused hops for {down} downlink packets",
+        out.fused_hops
+    );
+}
+
+#[test]
+fn handovers_change_tunnels_under_packets_taken_ahead_and_nothing_else() {
+    // The walkers' handovers and a scripted one: a packet for a UE in a handover, or one
+    // a scripted handover may overtake, waits on the server's link, and those behind it
+    // with it; the rest are fused. The results are those of the stepped run.
+    let out = both_ways(&behind_a_upf(30.0, true, None));
+    assert!(handovers_in(&out) >= 3, "{} handovers", handovers_in(&out));
+    let core = &out.summary["core"];
+    assert!(core["path_switches"].as_u64().unwrap() >= 3, "{core}");
+    let down = sent_to_sites(&out);
+    assert!(
+        out.fused_hops > 0 && out.fused_hops < down,
+        "{} fused hops for {down} downlink packets",
+        out.fused_hops
+    );
+}
+
+#[test]
+fn a_handover_quicker_than_the_way_to_the_upf_leaves_nothing_fused() {
+    // With no interruption, a handover decided as a packet leaves the server may switch
+    // the path 2 ms later (report and command, 1 ms each), before the packet reaches the
+    // UPF (10 ms): the UPF cannot know the tunnel ahead, and nothing else in this network
+    // can be fused.
+    let out = both_ways(&behind_a_upf(30.0, true, Some(0)));
+    assert_eq!(out.fused_hops, 0);
+    assert!(handovers_in(&out) >= 3, "{} handovers", handovers_in(&out));
 }
 
 proptest! {

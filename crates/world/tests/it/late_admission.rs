@@ -147,170 +147,6 @@ proptest! {
     }
 }
 
-/// What varies in [`line_of_cells`].
-struct Line {
-    duration_ms: u32,
-    /// The router is the core's UPF (tunnels, path switches) rather than a plain router.
-    core: bool,
-    /// An Xn link between A and B (then neither site takes late admission).
-    xn: bool,
-    lossless: bool,
-    speed_mps: f64,
-    buffer_kb: u32,
-    /// Router–site delay.
-    site_delay_ns: u64,
-    sample_us: u32,
-    /// A scripted handover of the static UE on B to C at this instant.
-    scripted_ms: Option<u32>,
-    /// ue3's outage from 100 ms, this long (0: none): its cell may go idle.
-    outage_ms: u32,
-}
-
-/// Three gNB sites A, B, C 40 m apart on a line, each 1 ms (or `site_delay_ns`) from a
-/// router 10 ms from the server; A3 handovers every few hundred ms: ue0 and ue1 walk the
-/// line in opposite directions (bulk downlink CUBIC, bulk uplink NewReno), ue2 sits on B
-/// (50 Mbit/s of UDP down), ue3 on A (BBR down at 200 Mbit/s).
-fn line_of_cells(o: &Line) -> String {
-    let core = if o.core {
-        "[core]\nupf = \"router\"\n"
-    } else {
-        ""
-    };
-    let xn = if o.xn {
-        "[[links]]\nbetween = [\"A\", \"B\"]\ndelay = \"2ms\"\nrate = \"100Gbps\"\n"
-    } else {
-        ""
-    };
-    let scripted = o.scripted_ms.map_or(String::new(), |t| {
-        format!("[[events]]\nat = \"{t}ms\"\nhandover = {{ ue = \"ue2\", to = \"C\" }}\n")
-    });
-    let outage = if o.outage_ms > 0 {
-        format!(
-            "outages = [{{ start = \"100ms\", duration = \"{}ms\" }}]",
-            o.outage_ms
-        )
-    } else {
-        String::new()
-    };
-    format!(
-        r#"
-[simulation]
-duration = "{dur}ms"
-seed = 3
-
-[metrics]
-sample_interval = "{sample}us"
-
-[[nodes]]
-name = "server"
-[[nodes]]
-name = "router"
-
-[[links]]
-between = ["server", "router"]
-delay = "10ms"
-rate = "10Gbps"
-[[links]]
-between = ["router", "A"]
-delay = "{sd}ns"
-rate = "10Gbps"
-[[links]]
-between = ["router", "B"]
-delay = "{sd}ns"
-rate = "10Gbps"
-[[links]]
-between = ["router", "C"]
-delay = "{sd}ns"
-rate = "10Gbps"
-{xn}
-{core}
-[ran]
-preset = "mmwave-2017"
-interference = "active"
-
-[ran.rlc]
-buffer = "{buf}kB"
-
-[ran.handover]
-algorithm = "a3"
-ttt = "20ms"
-filter_k = 0
-measurement_period = "5ms"
-lossless = {lossless}
-
-[[ran.gnbs]]
-name = "A"
-position_m = [0, 0, 10]
-[[ran.gnbs]]
-name = "B"
-position_m = [40, 0, 10]
-[[ran.gnbs]]
-name = "C"
-position_m = [80, 0, 10]
-
-[[ran.ues]]
-name = "ue0"
-position_m = [14, 2, 1.5]
-gnb = "A"
-mobility = {{ kind = "waypoints", points_m = [[78, 2, 1.5]], speed_mps = {v} }}
-[[ran.ues]]
-name = "ue1"
-position_m = [66, -2, 1.5]
-gnb = "C"
-mobility = {{ kind = "waypoints", points_m = [[2, -2, 1.5]], speed_mps = {v} }}
-[[ran.ues]]
-name = "ue2"
-position_m = [40, 6, 1.5]
-gnb = "B"
-[[ran.ues]]
-name = "ue3"
-position_m = [3, 4, 1.5]
-gnb = "A"
-{outage}
-
-[[flows]]
-name = "down"
-from = "server"
-to = "ue0"
-cc = "cubic"
-[[flows]]
-name = "up"
-from = "ue1"
-to = "server"
-cc = "newreno"
-[[flows]]
-name = "udp"
-protocol = "udp"
-from = "server"
-to = "ue2"
-app = {{ kind = "cbr", rate = "50Mbps" }}
-[[flows]]
-name = "bbr"
-from = "server"
-to = "ue3"
-cc = "bbr"
-app = {{ kind = "rate", rate = "200Mbps" }}
-
-{scripted}
-"#,
-        dur = o.duration_ms,
-        sample = o.sample_us,
-        sd = o.site_delay_ns,
-        buf = o.buffer_kb,
-        lossless = o.lossless,
-        v = o.speed_mps,
-    )
-}
-
-fn handovers_in(out: &RunOutput) -> u64 {
-    (0..4)
-        .map(|u| {
-            let ue = &out.summary["ues"][u];
-            ue["handovers"].as_u64().unwrap_or(0) + ue["reestablishments"].as_u64().unwrap_or(0)
-        })
-        .sum()
-}
-
 #[test]
 fn many_cells_admit_late_at_each_site_through_handovers() {
     // With and without the core's tunnels: the walking UEs hand over while packets for
@@ -327,6 +163,7 @@ fn many_cells_admit_late_at_each_site_through_handovers() {
             sample_us: 1000,
             scripted_ms: Some(700),
             outage_ms: 0,
+            interruption_ms: None,
         })));
         assert_some_late(&out);
         assert!(handovers_in(&out) >= 3, "{} handovers", handovers_in(&out));
@@ -352,6 +189,7 @@ fn sites_joined_by_xn_take_no_late_admission_and_the_third_still_does() {
         sample_us: 1000,
         scripted_ms: None,
         outage_ms: 0,
+        interruption_ms: None,
     })));
     assert_some_late(&out);
     assert!(out.summary["core"]["xn_forwarded"].as_u64().unwrap() > 0);
@@ -373,6 +211,7 @@ proptest! {
         sample_slots in 5u32..200,
         scripted_ms in prop_oneof![Just(None), (50u32..700).prop_map(Some)],
         outage_ms in prop_oneof![Just(0u32), 20u32..400],
+        interruption_ms in prop_oneof![Just(None), (0u32..15).prop_map(Some)],
     ) {
         // On the grid the router–site delay is whole 100 µs slots less 3 ns and samples
         // fall on slots, so arrivals meet slot and sample instants.
@@ -392,6 +231,7 @@ proptest! {
             sample_us,
             scripted_ms,
             outage_ms,
+            interruption_ms,
         })));
     }
 }
