@@ -295,7 +295,7 @@ impl Sim {
         } else {
             d.pkt.0
         };
-        let late = self.admit_late(self.q.now(), l, id, d.at);
+        let late = self.lazy.is_some() && self.admit_late(self.q.now(), l, id, d.at);
         let ls = &mut self.links[l.index()];
         let in_order = ls.wire.back().is_none_or(|&(t, _)| t <= d.at);
         if !d.held && in_order {
