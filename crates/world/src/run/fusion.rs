@@ -72,7 +72,7 @@ pub(super) struct Fusion {
     /// For each outgoing link direction of a transit node, its one feeder, if it has one.
     feeder: Vec<Option<Feeder>>,
     /// Fusion at the UPF for packets to UEs (`upf_fusion.rs`), if it applies.
-    upf: Option<UpfAhead>,
+    pub(super) upf: Option<UpfAhead>,
     /// A fused hop's link output, apart from the world's, which is being read then.
     out: LinkOutput,
     /// Hops fused so far.
@@ -346,14 +346,5 @@ impl Sim {
         fusion.out.dropped.clear();
         fusion.out.delivered.clear();
         true
-    }
-
-    /// The far end, at `at`, of the tunnel a packet to `dst` (a UE) enters at the UPF,
-    /// if it is known at `now` (`upf_fusion.rs`).
-    #[inline(never)]
-    fn tunnel_end_ahead(&self, now: SimTime, dst: NodeId, at: SimTime) -> Option<NodeId> {
-        let ue = self.node_ue[dst.index()]?;
-        let ahead = self.fusion.as_deref()?.upf.as_ref()?;
-        self.tunnel_ahead(ahead, ue, now, at)
     }
 }

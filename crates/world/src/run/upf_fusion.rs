@@ -88,26 +88,21 @@ pub(super) fn plan(sim: &Sim) -> Option<(Vec<LinkId>, UpfAhead)> {
                 },
                 // Downlink: routed to the UPF; its last link is the input.
                 (false, true) => {
-                    let a = last_link_to(sim, src, upf)?;
-                    if from.is_some_and(|x| x != a) {
+                    let route = wired_route(sim, src, upf);
+                    let &(_, a) = route.last()?;
+                    if wired[a.index()].1 != upf || from.is_some_and(|x| x != a) {
                         return None;
                     }
                     from = Some(a);
                 }
                 // Between fixed nodes: must not leave the UPF toward a site.
                 (false, false) => {
-                    let mut at = src;
-                    for _ in 0..wired.len() {
-                        if at == dst {
-                            break;
-                        }
-                        let Hop::Link(l) = sim.fwd.next(at, dst) else {
-                            break;
-                        };
-                        if at == upf && toward.contains(&l) {
-                            return None;
-                        }
-                        at = wired[l.index()].1;
+                    let route = wired_route(sim, src, dst);
+                    if route
+                        .iter()
+                        .any(|&(at, l)| at == upf && toward.contains(&l))
+                    {
+                        return None;
                     }
                 }
             }
@@ -130,21 +125,20 @@ pub(super) fn plan(sim: &Sim) -> Option<(Vec<LinkId>, UpfAhead)> {
     ))
 }
 
-/// The last wired link direction on the route from `src` to `to` (`None`: no wired route).
-fn last_link_to(sim: &Sim, src: NodeId, to: NodeId) -> Option<LinkId> {
+/// The wired hops of the route from `src` towards `dst`, each as (the node it leaves, its
+/// link direction), up to `dst` or the first hop that is not a wired link.
+fn wired_route(sim: &Sim, src: NodeId, dst: NodeId) -> Vec<(NodeId, LinkId)> {
     let wired = sim.topology.wired();
-    let (mut at, mut last) = (src, None);
-    for _ in 0..wired.len() {
-        if at == to {
-            return last;
-        }
-        let Hop::Link(l) = sim.fwd.next(at, to) else {
-            return None;
+    let mut route = Vec::new();
+    let mut at = src;
+    while at != dst && route.len() < wired.len() {
+        let Hop::Link(l) = sim.fwd.next(at, dst) else {
+            break;
         };
-        last = Some(l);
+        route.push((at, l));
         at = wired[l.index()].1;
     }
-    None
+    route
 }
 
 impl UpfAhead {
@@ -168,17 +162,18 @@ impl UpfAhead {
 }
 
 impl Sim {
-    /// The far end of UE `ue`'s tunnel for a packet reaching the UPF at `at`, known at
-    /// `now` (`None`: it may change before `at`).
-    pub(super) fn tunnel_ahead(
+    /// The far end, at `at`, of the tunnel a packet to `dst` (a UE) enters at the UPF, if
+    /// it is known at `now` (`None`: it may change before `at`).
+    #[inline(never)]
+    pub(super) fn tunnel_end_ahead(
         &self,
-        ahead: &UpfAhead,
-        ue: UeId,
         now: SimTime,
+        dst: NodeId,
         at: SimTime,
     ) -> Option<NodeId> {
-        let ran = self.ran.as_ref()?;
-        let core = self.core.as_ref()?;
+        let ue = self.node_ue[dst.index()]?;
+        let ahead = self.fusion.as_deref()?.upf.as_ref()?;
+        let (ran, core) = (self.ran.as_ref()?, self.core.as_ref()?);
         ahead
             .tunnel_holds(ran, ue, now, at)
             .then(|| core.tunnel_end(ue))
