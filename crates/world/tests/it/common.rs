@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use mmtsim_scenario::{load_str, Format, Loaded};
-use mmtsim_world::{run, ColumnData, RunControl, RunOutput};
+use mmtsim_world::{run, ColumnData, RunControl, RunOutput, Stepper};
 use std::path::Path;
 
 pub fn load(toml: &str) -> Loaded {
@@ -492,4 +492,18 @@ pub fn handovers_in(out: &RunOutput) -> u64 {
             ue["handovers"].as_u64().unwrap_or(0) + ue["reestablishments"].as_u64().unwrap_or(0)
         })
         .sum()
+}
+
+/// Runs `loaded` whole (`run`, which fuses hops and admits packets late) and driven by a
+/// `Stepper` to its end (which does neither), checks that they agree bit for bit and that
+/// the stepped run took nothing ahead; the whole run's output.
+pub fn whole_against_stepped(loaded: &Loaded) -> RunOutput {
+    let whole = run(loaded, &RunControl::default()).expect("runs");
+    let mut s = Stepper::new(loaded, &RunControl::default()).expect("builds");
+    s.run_until(s.end()).expect("runs");
+    let plain = s.finish().expect("finishes");
+    assert_eq!(plain.fused_hops, 0, "a stepped run fuses nothing");
+    assert_eq!(plain.late_instants, 0, "a stepped run admits nothing late");
+    assert_same_output(&whole, &plain);
+    whole
 }

@@ -4,25 +4,12 @@
 //! and at a UPF across handovers (here, and on random runs in `late_admission.rs`).
 
 use super::common::*;
-use mmtsim_scenario::Loaded;
-use mmtsim_world::{RunControl, RunOutput, Stepper};
+use mmtsim_world::RunOutput;
 use proptest::prelude::*;
 
-/// The run without fusion: a `Stepper` run to its end.
-fn unfused(loaded: &Loaded) -> RunOutput {
-    let mut s = Stepper::new(loaded, &RunControl::default()).expect("builds");
-    s.run_until(s.end()).expect("runs");
-    s.finish().expect("finishes")
-}
-
-/// Runs `toml` both ways; the fused run's output.
+/// Runs `toml` both ways (`common.rs`); the fused run's output.
 fn both_ways(toml: &str) -> RunOutput {
-    let loaded = load(toml);
-    let fused = mmtsim_world::run(&loaded, &RunControl::default()).expect("runs");
-    let plain = unfused(&loaded);
-    assert_eq!(plain.fused_hops, 0, "a stepped run fuses nothing");
-    assert_same_output(&fused, &plain);
-    fused
+    whole_against_stepped(&load(toml))
 }
 
 /// Link `name` between `a` and `b` with the given rate (Mbit/s), delay (µs), queue

@@ -9,7 +9,7 @@
 
 use super::common::*;
 use mmtsim_scenario::{load_file, Loaded};
-use mmtsim_world::{RunControl, RunOutput, Stepper};
+use mmtsim_world::RunOutput;
 use proptest::prelude::*;
 use std::path::Path;
 
@@ -18,22 +18,11 @@ fn one_ue(overrides: &[String]) -> Loaded {
     load_file(&path, overrides).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn stepped(loaded: &Loaded) -> RunOutput {
-    let mut s = Stepper::new(loaded, &RunControl::default()).expect("builds");
-    s.run_until(s.end()).expect("runs");
-    s.finish().expect("finishes")
-}
-
-/// Runs `loaded` both ways and checks they agree and that a stepped run admits nothing
-/// late; the whole run's output. (A light load may leave the cell idle between packets,
-/// and then a whole run admits nothing late either: the tests that must see late
-/// admissions check `late_instants` themselves.)
+/// Runs `loaded` both ways (`common.rs`); the whole run's output. (A light load may leave
+/// the cell idle between packets, and then a whole run admits nothing late either: the
+/// tests that must see late admissions check `late_instants` themselves.)
 fn both_ways(loaded: &Loaded) -> RunOutput {
-    let whole = mmtsim_world::run(loaded, &RunControl::default()).expect("runs");
-    let plain = stepped(loaded);
-    assert_eq!(plain.late_instants, 0, "a stepped run admits nothing late");
-    assert_same_output(&whole, &plain);
-    whole
+    whole_against_stepped(loaded)
 }
 
 fn assert_some_late(out: &RunOutput) {
