@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the mmtsim extension into .venv with profile-guided optimisation (PGO):
 #   1. an instrumented build of the `profile` example (the simulator alone), in target/pgo/gen;
-#   2. a short run of every shipped example (examples/*.toml, 5 simulated seconds each),
-#      which counts how often each branch and call is taken;
+#   2. a short run of every shipped example (examples/*.toml, 5 simulated seconds each)
+#      and of the benchmarks' grid of 100 UEs in 10 cells (5 s too), which counts how often
+#      each branch and call is taken;
 #   3. the extension built with those counts (`-Cprofile-use`), in target/pgo/use.
 # The counts steer inlining, block layout and branch weights only: the simulator computes
 # the same numbers, bit for bit (BENCHMARKS.md, "fifth round", has the measurement).
@@ -32,11 +33,23 @@ bin=$root/gen/release/examples/profile
 # One profile per instrumented binary: a change to the code gives a new binary, a new
 # profile and a new path in RUSTFLAGS, which makes cargo rebuild the extension with it
 # (cargo does not look into the file a flag names).
-sum=$(sha256sum "$bin" | cut -c1-16)
+# The training set's files are part of the key, so a changed training set is run afresh.
+sum=$(cat "$bin" "$0" python/mmtsim/bench_grid.py | sha256sum | cut -c1-16)
 profile=$root/$sum.profdata
 if [ ! -f "$profile" ]; then
     rm -rf "$raw"
-    for f in examples/*.toml; do
+    # The benchmarks' many-cell grid (mmtsim/bench_grid.py; stdlib only, so it is loaded
+    # without the extension that is being built), so that code only many cells reach
+    # (interference among ten cells, a hundred UEs per run) is counted too.
+    .venv/bin/python - "$root/grid.toml" <<'PY'
+import importlib.util, sys, tomli_w
+spec = importlib.util.spec_from_file_location("bench_grid", "python/mmtsim/bench_grid.py")
+m = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(m)
+with open(sys.argv[1], "wb") as f:
+    tomli_w.dump(m.grid(100, 10, "full"), f)
+PY
+    for f in examples/*.toml "$root/grid.toml"; do
         if ! "$bin" "$f" simulation.duration=5s >/dev/null 2>"$root/train.err"; then
             echo "pgo: the training run of $f failed:" >&2
             tail -n 5 "$root/train.err" >&2
