@@ -268,6 +268,13 @@ impl Scoreboard {
     ) -> (u32, u64) {
         let (mut n, mut b) = (0u32, 0u64);
         for blk in blocks {
+            // A block inside a range already SACKed marks nothing. Receivers repeat their
+            // recent blocks on every ACK [RFC2018 §4], so most blocks are such repeats:
+            // the few ranges are searched instead of the window's segments.
+            let r = self.sacked_iv.partition_point(|iv| iv.1 < blk.end);
+            if self.sacked_iv.get(r).is_some_and(|iv| iv.0 <= blk.start) {
+                continue;
+            }
             // The segments wholly inside the block.
             let lo = self.index_of(blk.start);
             let hi = self.segs.partition_point(|s| s.end() <= blk.end);
