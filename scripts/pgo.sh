@@ -41,7 +41,7 @@ if [ ! -f "$profile" ]; then
     # The benchmarks' many-cell grid (mmtsim/bench_grid.py; stdlib only, so it is loaded
     # without the extension that is being built), so that code only many cells reach
     # (interference among ten cells, a hundred UEs per run) is counted too.
-    .venv/bin/python - "$root/grid.toml" <<'PY'
+    if ! .venv/bin/python - "$root/grid.toml" 2>"$root/train.err" <<'PY'
 import importlib.util, sys, tomli_w
 spec = importlib.util.spec_from_file_location("bench_grid", "python/mmtsim/bench_grid.py")
 m = importlib.util.module_from_spec(spec)
@@ -49,6 +49,11 @@ spec.loader.exec_module(m)
 with open(sys.argv[1], "wb") as f:
     tomli_w.dump(m.grid(100, 10, "full"), f)
 PY
+    then
+        echo "pgo: could not write the grid scenario for training:" >&2
+        tail -n 5 "$root/train.err" >&2
+        exit 1
+    fi
     for f in examples/*.toml "$root/grid.toml"; do
         if ! "$bin" "$f" simulation.duration=5s >/dev/null 2>"$root/train.err"; then
             echo "pgo: the training run of $f failed:" >&2
