@@ -129,6 +129,14 @@ fn traced_feeders(sim: &Sim, site: Option<NodeId>) -> Vec<Fed> {
     fed
 }
 
+/// Whether packets of link direction `a` may be taken over the node it leads to onto `b`
+/// ahead of their arrival: neither link is captured, `a` keeps its packets' order and `b`
+/// can take packets ahead of its own wire.
+fn may_fuse(sim: &Sim, a: LinkId, b: LinkId) -> bool {
+    let (la, lb) = (&sim.links[a.index()], &sim.links[b.index()]);
+    la.capture.is_none() && lb.capture.is_none() && la.dir.keeps_order() && lb.dir.takes_ahead()
+}
+
 /// Plans the fusion of this run's hops (module doc): the fusion, and each link that
 /// feeds it marked (`LinkState::feeds_fusion`), if any hop may be fused.
 pub(super) fn plan(sim: &mut Sim) {
@@ -209,12 +217,7 @@ fn fusion_of(sim: &Sim) -> Option<(Box<Fusion>, Vec<bool>)> {
                     _ => continue,
                 }
             };
-            let (la, lb) = (&sim.links[a], &sim.links[b]);
-            if la.capture.is_none()
-                && lb.capture.is_none()
-                && la.dir.keeps_order()
-                && lb.dir.takes_ahead()
-            {
+            if may_fuse(sim, LinkId::from_index(a), LinkId::from_index(b)) {
                 let link = LinkId::from_index(b);
                 let to_every_site = sim.ran.as_ref().is_none_or(|ran| {
                     (0..ran.cells()).all(|c| {
@@ -234,20 +237,14 @@ fn fusion_of(sim: &Sim) -> Option<(Box<Fusion>, Vec<bool>)> {
     let mut upf = None;
     if let Some((toward, ahead)) = upf_fusion::plan(sim) {
         let a = ahead.from;
-        let la = &sim.links[a.index()];
-        if la.capture.is_none() && la.dir.keeps_order() {
-            for b in toward {
-                let lb = &sim.links[b.index()];
-                if lb.capture.is_none() && lb.dir.takes_ahead() {
-                    feeds[a.index()] = true;
-                    feeder[b.index()] = Some(Feeder {
-                        from: a,
-                        to_every_site: false,
-                    });
-                }
-            }
-            upf = Some(ahead);
+        for b in toward.into_iter().filter(|&b| may_fuse(sim, a, b)) {
+            feeds[a.index()] = true;
+            feeder[b.index()] = Some(Feeder {
+                from: a,
+                to_every_site: false,
+            });
         }
+        upf = feeds[a.index()].then_some(ahead);
     }
     if !feeds.contains(&true) {
         return None;
