@@ -80,6 +80,7 @@ use crate::mac::harq::Harq;
 use crate::mac::scheduler::Candidate;
 use crate::pdcp::{PdcpRx, PdcpTx};
 use crate::phy::amc::Amc;
+use crate::phy::bler::TblerMemo;
 use crate::phy::numerology::Numerology;
 use crate::phy::tbs::TbsTable;
 use crate::rlc::{Pdu, Rlc, RlcConfig, RlcStats, Sdu, SharedPool};
@@ -285,6 +286,8 @@ struct Leg {
     ul_granted: VecDeque<(SimTime, u64)>,
     avg_bytes: [f64; 2],
     mcs: [Option<u8>; 2],
+    /// The last block error probability of each direction's transmitter [DL, UL].
+    tbler: [TblerMemo; 2],
 }
 
 impl Leg {
@@ -304,6 +307,7 @@ impl Leg {
             ul_granted: VecDeque::new(),
             avg_bytes: [0.0; 2],
             mcs: [None; 2],
+            tbler: [TblerMemo::default(); 2],
         }
     }
     fn rlc_tx(&mut self, d: Direction) -> &mut Rlc {

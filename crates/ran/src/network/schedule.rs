@@ -252,6 +252,7 @@ impl Ran {
         let cell = &mut self.cells[c.index()];
         let radio = &cell.radio;
         let draw = cell.rng.random::<f64>();
+        let ue = &mut self.ues[u.index()];
         let decoded = tb_decoded(
             &radio.num,
             &radio.amc,
@@ -259,9 +260,9 @@ impl Ran {
             tb.tbs_bytes,
             tb.transmit(sinr),
             draw,
+            &mut ue.legs[l].tbler[di],
         );
         let (slot, feedback_delay) = (radio.slot, radio.num.harq_feedback_delay);
-        let ue = &mut self.ues[u.index()];
         let end = now + slot;
         if decoded {
             ue.stats.decoded_bytes[di] += tb.tbs_bytes as u64;

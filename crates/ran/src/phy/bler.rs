@@ -118,6 +118,7 @@ const Z_BELOW_GRID: std::ops::Range<f64> = 8.5..37.0;
 /// where the error probability is below the draw's grid: then `u >= p` holds exactly when
 /// `u > 0`, and the Gaussian tail need not be computed (`erfc` is a tenth of a ten-UE
 /// cell's time).
+#[allow(clippy::too_many_arguments)]
 pub fn tb_decoded(
     num: &Numerology,
     amc: &Amc,
@@ -125,6 +126,7 @@ pub fn tb_decoded(
     tb_bytes: u32,
     sinr_db: &[f64],
     u: f64,
+    memo: &mut TblerMemo,
 ) -> bool {
     debug_assert_eq!(num.mcs_table, amc.table_id(), "AMC of another MCS table");
     debug_assert_eq!(u * (1u64 << 53) as f64, (u * (1u64 << 53) as f64).floor());
@@ -135,7 +137,36 @@ pub fn tb_decoded(
         return u > 0.0;
     }
     // What `tb_error_prob` gives, from the combined SINR already computed.
-    u >= waterfall_tbler(threshold_db, sinr_eff_db)
+    u >= memo.tbler(threshold_db, sinr_eff_db)
+}
+
+/// The last error probability [`tb_decoded`] computed for one transmitter, keyed on the
+/// exact bits of its inputs (the MCS's threshold and the effective SINR). A transmitter's
+/// SINR changes only at its channel updates (downlink with `Active` interference: with its
+/// neighbours' slots) and its MCS with it, so the blocks of one update, one every slot or
+/// so, ask for the same value: it is computed once (an `erfc`, a tenth of a ten-UE cell's
+/// time before this memo). Equal inputs give equal bits, so results are those of
+/// computing it each time.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TblerMemo {
+    /// (threshold bits, effective SINR bits) and the probability computed from them.
+    last: Option<((u64, u64), f64)>,
+}
+
+impl TblerMemo {
+    /// [`waterfall_tbler`] of `threshold_db` and `sinr_eff_db`, computed again only when an
+    /// input differs, in any bit, from the previous call's.
+    pub fn tbler(&mut self, threshold_db: f64, sinr_eff_db: f64) -> f64 {
+        let key = (threshold_db.to_bits(), sinr_eff_db.to_bits());
+        match self.last {
+            Some((k, p)) if k == key => p,
+            _ => {
+                let p = waterfall_tbler(threshold_db, sinr_eff_db);
+                self.last = Some((key, p));
+                p
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -228,7 +259,15 @@ mod tests {
         let n = preset("nr-fr2").unwrap();
         let amc = Amc::new(&n);
         for u in [0.0, 0.5, 1.0 - step] {
-            assert!(!tb_decoded(&n, &amc, 10, 1000, &[f64::NAN], u));
+            assert!(!tb_decoded(
+                &n,
+                &amc,
+                10,
+                1000,
+                &[f64::NAN],
+                u,
+                &mut TblerMemo::default()
+            ));
         }
         // Tables of the normal tail: Q(8.5) = 9.4795e−18, Q(37) = 5.7256e−300.
         assert!((q_function(8.5) / 9.4795e-18 - 1.0).abs() < 1e-4);
@@ -257,7 +296,24 @@ mod tests {
                 let amc = Amc::new(&n);
                 let mcs = mcs.min(n.max_mcs());
                 let p = tb_error_prob(&n, &amc, mcs, 1000, &sinrs);
-                prop_assert_eq!(tb_decoded(&n, &amc, mcs, 1000, &sinrs, u), u >= p, "{} MCS {} p {:e}", name, mcs, p);
+                prop_assert_eq!(tb_decoded(&n, &amc, mcs, 1000, &sinrs, u, &mut TblerMemo::default()), u >= p, "{} MCS {} p {:e}", name, mcs, p);
+            }
+        }
+
+        #[test]
+        fn the_memo_gives_what_computing_afresh_gives(
+            // Indices into a few thresholds and SINRs, so that inputs repeat, change one at
+            // a time, and come back (NaN and a SINR one ulp off included).
+            calls in proptest::collection::vec((0usize..3, 0usize..5), 1..60),
+        ) {
+            let thresholds = [4.0, 6.6, 20.09];
+            let near = f64::from_bits(8.0f64.to_bits() + 1);
+            let sinrs = [8.0, near, 30.0, -5.0, f64::NAN];
+            let mut memo = TblerMemo::default();
+            for (t, s) in calls {
+                let (t, s) = (thresholds[t], sinrs[s]);
+                let want = waterfall_tbler(t, s);
+                prop_assert_eq!(memo.tbler(t, s).to_bits(), want.to_bits(), "{} dB, {} dB", t, s);
             }
         }
 
