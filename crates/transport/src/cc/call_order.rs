@@ -87,6 +87,8 @@ pub struct Controller {
     /// The window (segments).
     pub w: Window,
     cc: Box<dyn CongestionControl>,
+    /// The algorithm's [`CongestionControl::sets_pacing_rate`], asked once.
+    sets_pacing_rate: bool,
     state: CaState,
     /// Segments acknowledged when the current loss episode began is over (SND.UNA ≥ this).
     episode_end: u64,
@@ -138,6 +140,7 @@ impl Controller {
         cc.init(&mut w, now);
         Controller {
             w,
+            sets_pacing_rate: cc.sets_pacing_rate(),
             cc,
             state: CaState::Open,
             episode_end: 0,
@@ -180,7 +183,16 @@ impl Controller {
         self.state
     }
     /// Pacing rate requested by the algorithm (payload bits per second).
+    #[inline]
     pub fn pacing_rate(&self) -> Option<Rate> {
+        if !self.sets_pacing_rate {
+            return None;
+        }
+        self.cc.pacing_rate()
+    }
+    /// Tests only: the algorithm's own answer, whatever it declared.
+    #[cfg(test)]
+    pub(crate) fn undeclared_pacing_rate(&self) -> Option<Rate> {
         self.cc.pacing_rate()
     }
     /// True once the algorithm has taken over the window through `cong_control`.

@@ -262,6 +262,12 @@ pub trait CongestionControl: Send {
     fn pacing_rate(&self) -> Option<Rate> {
         None
     }
+    /// Whether [`Self::pacing_rate`] can ever answer `Some`: an algorithm that overrides it
+    /// must say so here. The controller asks once, so that a flow whose algorithm never
+    /// paces does not call it on every ACK and every transmission.
+    fn sets_pacing_rate(&self) -> bool {
+        false
+    }
     /// Algorithm-specific values for tracing: (name, value) pairs.
     fn metrics(&self) -> Vec<(&'static str, f64)> {
         Vec::new()

@@ -381,3 +381,36 @@ fn test_established_stop_writing_sends_nothing_new() {
     }
     assert_eq!(all, vec![rtx(1)]);
 }
+
+#[test]
+fn only_algorithms_that_declare_a_pacing_rate_set_one() {
+    // The controller asks an algorithm once whether it ever sets a pacing rate and, if
+    // not, never asks for the rate. Every algorithm runs 400 ACKs of a bulk flow (one
+    // segment each, 1 ms apart, after the 100 ms handshake); one that answered a rate it
+    // had not declared would be silently unpaced. BBR declares it and sets one from its
+    // first ACK (the test above), so the check is not vacuous.
+    for name in CcParams::NAMES {
+        let cfg = TcpConfig {
+            mss: MSS,
+            timestamps: false,
+            cc: CcParams::default_for(name).unwrap(),
+            ..TcpConfig::default()
+        };
+        let mut s = TcpSender::new(cfg, false, SimTime::ZERO);
+        let mut out = vec![];
+        s.set_app_end(SimTime::ZERO, 100_000_000, &mut out);
+        s.connect(SimTime::ZERO, &mut out);
+        s.on_segment(ms(100), &syn_ack(65_535, Some(PEER_WSCALE), None), &mut out);
+        let mut paced = false;
+        for k in 1..=400u64 {
+            s.on_segment(ms(100 + k), &ack(seg(k)), &mut out);
+            let rate = s.cc().undeclared_pacing_rate();
+            paced |= rate.is_some();
+            assert!(
+                rate.is_none() || s.cc().pacing_rate() == rate,
+                "{name} set a pacing rate it did not declare"
+            );
+        }
+        assert_eq!(paced, *name == "bbr", "{name}");
+    }
+}

@@ -731,6 +731,10 @@ impl CongestionControl for Bbr {
         (self.pacing_rate_bytes > 0).then(|| Rate::bps(self.pacing_rate_bytes.saturating_mul(8)))
     }
 
+    fn sets_pacing_rate(&self) -> bool {
+        true
+    }
+
     fn metrics(&self) -> Vec<(&'static str, f64)> {
         let mode = match self.mode {
             BbrMode::Startup => 0.0,
