@@ -347,30 +347,30 @@ impl Sim {
                 FlowKind::Tcp { sender, .. } => {
                     let log = std::mem::take(&mut sender.log);
                     r_flow.extend(std::iter::repeat_n(id, log.rtt.us.len()));
-                    r_t.extend(log.rtt.t_ns);
-                    r_v.extend(log.rtt.us);
+                    join(&mut r_t, log.rtt.t_ns);
+                    join(&mut r_v, log.rtt.us);
                     if let Some(c) = log.cwnd {
                         c_flow.extend(std::iter::repeat_n(id, c.t_ns.len()));
-                        c_t.extend(c.t_ns);
-                        c_cwnd.extend(c.cwnd_bytes);
-                        c_ss.extend(c.ssthresh_bytes);
-                        c_in.extend(c.inflight_bytes);
-                        c_rw.extend(c.rwnd_bytes);
+                        join(&mut c_t, c.t_ns);
+                        join(&mut c_cwnd, c.cwnd_bytes);
+                        join(&mut c_ss, c.ssthresh_bytes);
+                        join(&mut c_in, c.inflight_bytes);
+                        join(&mut c_rw, c.rwnd_bytes);
                     }
                 }
                 FlowKind::Udp { owd, .. } => {
                     o_flow.extend(std::iter::repeat_n(id, owd.us.len()));
-                    o_t.append(&mut owd.t_ns);
-                    o_v.append(&mut owd.us);
+                    join(&mut o_t, std::mem::take(&mut owd.t_ns));
+                    join(&mut o_v, std::mem::take(&mut owd.us));
                 }
                 FlowKind::Cptp(_) => {}
             }
             c_flow.extend(std::iter::repeat_n(id, fl.cwnd_t_ns.len()));
-            c_t.append(&mut fl.cwnd_t_ns);
-            c_cwnd.append(&mut fl.cwnd_bytes);
-            c_ss.append(&mut fl.ssthresh_bytes);
-            c_in.append(&mut fl.inflight_bytes);
-            c_rw.append(&mut fl.rwnd_bytes);
+            join(&mut c_t, std::mem::take(&mut fl.cwnd_t_ns));
+            join(&mut c_cwnd, std::mem::take(&mut fl.cwnd_bytes));
+            join(&mut c_ss, std::mem::take(&mut fl.ssthresh_bytes));
+            join(&mut c_in, std::mem::take(&mut fl.inflight_bytes));
+            join(&mut c_rw, std::mem::take(&mut fl.rwnd_bytes));
         }
         let (u32c, u64c, f64c) = (Column::u32, Column::u64, Column::f64);
         let mut tables = vec![
@@ -566,4 +566,14 @@ fn rate_mbps(bytes: u64, over: SimTime) -> f64 {
         return 0.0;
     }
     bytes as f64 * 8.0 / over.secs_f64() / 1e6
+}
+
+/// `dst` followed by `src`: `src` itself when `dst` is empty (a run's one flow's log of a
+/// million samples then becomes its table's column without a copy into fresh memory).
+fn join<T>(dst: &mut Vec<T>, src: Vec<T>) {
+    if dst.is_empty() {
+        *dst = src;
+    } else {
+        dst.extend(src);
+    }
 }
