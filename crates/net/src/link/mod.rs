@@ -23,6 +23,10 @@
 //! wait for the rate to come back) and CoDel (it decides at dequeue). When a departure
 //! and an arrival fall on the same instant, the departure counts first.
 //! ([`fifo`]; it may also take a packet ahead of its arrival, for the world's hop fusion.)
+//! Such a link without impairments is *direct* ([`LinkDir::is_direct`]): each packet has
+//! exactly one outcome, its arrival or its refusal, which [`LinkDir::enqueue_direct`] and
+//! [`LinkDir::enqueue_ahead_direct`] return without a [`LinkOutput`] (the same state and
+//! counters; `tests.rs` compares the two paths on random arrivals).
 
 mod fifo;
 mod serial;
@@ -266,6 +270,51 @@ impl LinkDir {
         true
     }
 
+    /// True if every packet the link takes has exactly one outcome, known when it is
+    /// taken: served in closed form, with no impairment. Such a link may be fed through
+    /// [`LinkDir::enqueue_direct`] and [`LinkDir::enqueue_ahead_direct`], which give that
+    /// outcome without a [`LinkOutput`].
+    pub fn is_direct(&self) -> bool {
+        self.clean && matches!(self.tx, Transmitter::Fifo(_))
+    }
+
+    /// [`LinkDir::enqueue`] on a direct link ([`LinkDir::is_direct`]): the packet's arrival
+    /// at the far node, or `None` if the queue refused it (counted as a tail drop). The
+    /// same state and counters as `enqueue`, which would have output that one delivery
+    /// or drop.
+    #[inline]
+    pub fn enqueue_direct(&mut self, now: SimTime, size_bytes: u32) -> Option<SimTime> {
+        debug_assert!(self.is_direct());
+        let Transmitter::Fifo(f) = &mut self.tx else {
+            unreachable!("a direct link is served in closed form")
+        };
+        f.settle(now, &mut self.stats);
+        match f.admit(now, size_bytes) {
+            Some(done) => Some(done + self.delay),
+            None => {
+                self.stats.tail_drops += 1;
+                None
+            }
+        }
+    }
+
+    /// [`LinkDir::enqueue_ahead`] on a direct link: the packet's arrival at the far node if
+    /// the link takes it ahead, else `None` and nothing changed.
+    #[inline]
+    pub fn enqueue_ahead_direct(
+        &mut self,
+        now: SimTime,
+        at: SimTime,
+        size_bytes: u32,
+    ) -> Option<SimTime> {
+        debug_assert!(self.is_direct());
+        let Transmitter::Fifo(f) = &mut self.tx else {
+            unreachable!("a direct link is served in closed form")
+        };
+        f.settle(now, &mut self.stats);
+        f.admit_ahead(at, size_bytes).map(|done| done + self.delay)
+    }
+
     /// True if the link may take packets ahead of their arrival ([`LinkDir::enqueue_ahead`]):
     /// it is served in closed form.
     pub fn takes_ahead(&self) -> bool {
@@ -446,273 +495,4 @@ impl LinkDir {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use mmtsim_engine::RngStreams;
-
-    fn link(rate: Rate, delay_ms: u64, limit_bytes: Option<u64>) -> LinkDir {
-        let s = RngStreams::new(1);
-        LinkDir::event_driven(
-            LinkConfig {
-                rate: RateTrace::constant(rate),
-                delay: SimTime::from_ms(delay_ms),
-                queue: QueueConfig {
-                    limit_bytes,
-                    limit_packets: None,
-                    codel: None,
-                },
-                impairments: Impairments::default(),
-                mtu_bytes: 1500,
-            },
-            s.stream("l"),
-            s.stream("i"),
-        )
-    }
-
-    #[test]
-    fn back_to_back_packets_are_serialised_then_delayed() {
-        // 12 Mbit/s: 1500 B = 1 ms. Three packets at t = 0 with 10 ms delay arrive at
-        // 11, 12 and 13 ms.
-        let mut l = link(Rate::mbps(12), 10, None);
-        let mut out = LinkOutput::default();
-        let mut arrivals = vec![];
-        for i in 0..3 {
-            l.enqueue(SimTime::ZERO, PacketRef(i), 1500, &mut out);
-        }
-        let mut next = out.tx_done_at.take();
-        assert_eq!(l.queue_bytes(SimTime::ZERO), 3000);
-        while let Some(t) = next {
-            l.tx_done(t, &mut out);
-            arrivals.extend(out.delivered.drain(..).map(|d| (d.pkt.0, d.at)));
-            next = out.tx_done_at.take();
-        }
-        assert_eq!(
-            arrivals,
-            vec![
-                (0, SimTime::from_ms(11)),
-                (1, SimTime::from_ms(12)),
-                (2, SimTime::from_ms(13))
-            ]
-        );
-    }
-
-    #[test]
-    fn listed_packets_are_dropped_exactly() {
-        let s = RngStreams::new(1);
-        let mut l = LinkDir::event_driven(
-            LinkConfig {
-                rate: RateTrace::constant(Rate::mbps(12)),
-                delay: SimTime::ZERO,
-                queue: QueueConfig {
-                    limit_bytes: None,
-                    limit_packets: None,
-                    codel: None,
-                },
-                impairments: Impairments {
-                    drop_packets: vec![3, 1],
-                    ..Default::default()
-                },
-                mtu_bytes: 1500,
-            },
-            s.stream("l"),
-            s.stream("i"),
-        );
-        let mut out = LinkOutput::default();
-        for i in 0..5 {
-            l.enqueue(SimTime::ZERO, PacketRef(i), 1500, &mut out);
-        }
-        let mut next = out.tx_done_at.take();
-        let mut delivered = vec![];
-        while let Some(t) = next {
-            l.tx_done(t, &mut out);
-            delivered.extend(out.delivered.drain(..).map(|d| d.pkt.0));
-            next = out.tx_done_at.take();
-        }
-        assert_eq!(delivered, vec![0, 2, 4]);
-        assert_eq!(l.stats.wire_losses, 2);
-    }
-
-    #[test]
-    fn full_queue_tail_drops_and_counts() {
-        // One packet in service + 1500 B of queue: the third packet is dropped.
-        let mut l = link(Rate::mbps(12), 0, Some(1500));
-        let mut out = LinkOutput::default();
-        for i in 0..3 {
-            l.enqueue(SimTime::ZERO, PacketRef(i), 1500, &mut out);
-        }
-        assert_eq!(out.dropped, vec![(PacketRef(2), DropReason::TailDrop)]);
-        assert_eq!(l.stats.tail_drops, 1);
-    }
-
-    fn config(
-        rate: Rate,
-        delay_ms: u64,
-        limit: (Option<u64>, Option<u32>),
-        imp: Impairments,
-    ) -> LinkConfig {
-        LinkConfig {
-            rate: RateTrace::constant(rate),
-            delay: SimTime::from_ms(delay_ms),
-            queue: QueueConfig {
-                limit_bytes: limit.0,
-                limit_packets: limit.1,
-                codel: None,
-            },
-            impairments: imp,
-            mtu_bytes: 1500,
-        }
-    }
-
-    #[test]
-    fn closed_form_serialises_and_tail_drops_like_the_definition() {
-        // 12 Mbit/s: 1500 B = 1 ms; 10 ms delay; room for one waiting packet (1500 B).
-        // Packets at t = 0, 0, 0, 0.5 ms, 1 ms, 2.5 ms:
-        // p0 starts at 0, ends 1 ms → arrives 11 ms; p1 waits, 1–2 ms → 12 ms; p2 finds
-        // 1500 B waiting → dropped; p3 at 0.5 ms likewise; p4 at 1 ms: p0 has left (a
-        // departure at the same instant counts first), p1 is in service, nothing waits →
-        // 2–3 ms → 13 ms; p5 at 2.5 ms: p4 in service, nothing waits → 3–4 ms → 14 ms.
-        let s = RngStreams::new(1);
-        let mut l = LinkDir::new(
-            config(
-                Rate::mbps(12),
-                10,
-                (Some(1500), None),
-                Impairments::default(),
-            ),
-            s.stream("l"),
-            s.stream("i"),
-        );
-        let mut out = LinkOutput::default();
-        for (i, t_us) in [0u64, 0, 0, 500, 1000, 2500].into_iter().enumerate() {
-            l.enqueue(SimTime::from_us(t_us), PacketRef(i as u32), 1500, &mut out);
-        }
-        assert_eq!(out.tx_done_at, None, "no transmitter events");
-        let arrivals: Vec<_> = out.delivered.iter().map(|d| (d.pkt.0, d.at)).collect();
-        assert_eq!(
-            arrivals,
-            vec![
-                (0, SimTime::from_ms(11)),
-                (1, SimTime::from_ms(12)),
-                (4, SimTime::from_ms(13)),
-                (5, SimTime::from_ms(14))
-            ]
-        );
-        let dropped: Vec<_> = out.dropped.iter().map(|d| d.0 .0).collect();
-        assert_eq!(dropped, vec![2, 3]);
-        // At 3.5 ms p5 is in service and nothing waits; p0, p1 and p4 have been sent.
-        assert_eq!(l.queue_bytes(SimTime::from_us(3500)), 0);
-        assert_eq!(l.stats.tx_packets, 3);
-        l.settle(SimTime::from_ms(4));
-        assert_eq!((l.stats.tx_packets, l.stats.tail_drops), (4, 2));
-    }
-
-    proptest::proptest! {
-        /// The closed-form transmitter produces the same arrivals, drops, counters and
-        /// queue samples as the event-driven one, for random arrivals, sizes, limits and
-        /// impairments (loss, duplication, reordering, listed drops).
-        #[test]
-        fn closed_form_equals_the_event_driven_transmitter(
-            arrivals in proptest::collection::vec((0u64..3000, 40u32..1500), 1..200),
-            limit_b in proptest::option::of(1500u64..20_000),
-            limit_p in proptest::option::of(1u32..12),
-            loss in proptest::option::of(0.0f64..0.3),
-            dup in 0.0f64..0.2,
-            reorder in 0.0f64..0.2,
-            drops in proptest::collection::vec(0u64..100, 0..5),
-        ) {
-            let imp = Impairments {
-                loss: loss.map(|p| LossModel::Bernoulli { p }),
-                duplicate_p: dup,
-                reorder_p: reorder,
-                reorder_delay: SimTime::from_ms(3),
-                drop_packets: drops,
-            };
-            let cfg = config(Rate::mbps(10), 5, (limit_b, limit_p), imp);
-            let s = RngStreams::new(7);
-            let mut fast = LinkDir::new(cfg.clone(), s.stream("l"), s.stream("i"));
-            let mut slow = LinkDir::event_driven(cfg, s.stream("l"), s.stream("i"));
-            // Arrival times: cumulative gaps in µs, so bursts and idle periods both occur.
-            let mut t = SimTime::ZERO;
-            let (mut of, mut os) = (LinkOutput::default(), LinkOutput::default());
-            let mut pending: Option<SimTime> = None;
-            let (mut got_f, mut got_s) = (vec![], vec![]);
-            let mut samples = (vec![], vec![]);
-            for (i, &(gap_us, size)) in arrivals.iter().enumerate() {
-                t += SimTime::from_us(gap_us);
-                // Departures up to and including t first (the documented tie rule).
-                while let Some(d) = pending.filter(|&d| d <= t) {
-                    slow.tx_done(d, &mut os);
-                    pending = os.tx_done_at.take();
-                }
-                fast.enqueue(t, PacketRef(i as u32), size, &mut of);
-                slow.enqueue(t, PacketRef(i as u32), size, &mut os);
-                if let Some(d) = os.tx_done_at.take() {
-                    pending = Some(d);
-                }
-                samples.0.push((fast.queue_bytes(t), fast.queue_packets(t)));
-                samples.1.push((slow.queue_bytes(t), slow.queue_packets(t)));
-            }
-            while let Some(d) = pending {
-                slow.tx_done(d, &mut os);
-                pending = os.tx_done_at.take();
-            }
-            got_f.append(&mut of.delivered);
-            got_s.append(&mut os.delivered);
-            fast.settle(SimTime::NEVER);
-            proptest::prop_assert_eq!(got_f, got_s);
-            // Wire losses are known at arrival in closed form, at departure otherwise: the
-            // same drops, reported in a different order.
-            let key = |v: &Vec<(PacketRef, DropReason)>| {
-                let mut k: Vec<_> = v.iter().map(|(p, r)| (p.0, format!("{r:?}"))).collect();
-                k.sort();
-                k
-            };
-            proptest::prop_assert_eq!(key(&of.dropped), key(&os.dropped));
-            proptest::prop_assert_eq!(fast.stats, slow.stats);
-            proptest::prop_assert_eq!(samples.0, samples.1);
-        }
-
-        /// A link without impairments skips the wire's bookkeeping: what it delivers, and
-        /// when, equals the impaired path's answer on the same link with an impairment that
-        /// never applies (a listed drop of a packet index never reached).
-        #[test]
-        fn a_clean_wire_delivers_as_the_impaired_path_does(
-            arrivals in proptest::collection::vec((0u64..3000, 40u32..1500), 1..200),
-            limit_p in proptest::option::of(1u32..12),
-            event_driven in proptest::bool::ANY,
-        ) {
-            let inert = Impairments { drop_packets: vec![u64::MAX], ..Default::default() };
-            let s = RngStreams::new(7);
-            let make = |imp: Impairments| {
-                let cfg = config(Rate::mbps(10), 5, (None, limit_p), imp);
-                if event_driven {
-                    LinkDir::event_driven(cfg, s.stream("l"), s.stream("i"))
-                } else {
-                    LinkDir::new(cfg, s.stream("l"), s.stream("i"))
-                }
-            };
-            let (mut clean, mut impaired) = (make(Impairments::default()), make(inert));
-            proptest::prop_assert!(clean.clean && !impaired.clean);
-            let mut outs = Vec::new();
-            for l in [&mut clean, &mut impaired] {
-                let (mut out, mut t, mut pending) = (LinkOutput::default(), SimTime::ZERO, None);
-                for (i, &(gap_us, size)) in arrivals.iter().enumerate() {
-                    t += SimTime::from_us(gap_us);
-                    while let Some(d) = pending.filter(|&d| d <= t) {
-                        l.tx_done(d, &mut out);
-                        pending = out.tx_done_at.take();
-                    }
-                    l.enqueue(t, PacketRef(i as u32), size, &mut out);
-                    pending = out.tx_done_at.take().or(pending);
-                }
-                while let Some(d) = pending {
-                    l.tx_done(d, &mut out);
-                    pending = out.tx_done_at.take();
-                }
-                l.settle(SimTime::NEVER);
-                outs.push((out.delivered, out.dropped, l.stats));
-            }
-            proptest::prop_assert_eq!(&outs[0], &outs[1]);
-        }
-    }
-}
+mod tests;

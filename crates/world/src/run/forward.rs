@@ -258,6 +258,24 @@ impl Sim {
                 self.capture(c, now, pkt);
             }
         }
+        if self.links[li].dir.is_direct() {
+            // One outcome, known now: no link output to fill and read back.
+            match self.links[li].dir.enqueue_direct(now, size_bytes) {
+                Some(at) => {
+                    let d = Delivery {
+                        pkt: PacketRef(pkt),
+                        at,
+                        duplicate: false,
+                        held: false,
+                    };
+                    if !self.links[li].feeds_fusion || !self.fuse_hop(now, l, d) {
+                        self.put_delivery(l, d);
+                    }
+                }
+                None => self.drop_packet(pkt),
+            }
+            return;
+        }
         self.links[li]
             .dir
             .enqueue(now, PacketRef(pkt), size_bytes, &mut self.lout);

@@ -276,10 +276,21 @@ impl Sim {
         }
     }
 
+    /// Packet `id` was taken ahead by the next link: counted as the hop's event; it
+    /// entered the tunnel to `tunnel`, if any, at the node.
+    #[inline]
+    fn fused(&mut self, id: u32, tunnel: Option<NodeId>) {
+        self.fusion.as_deref_mut().expect("fusing").hops += 1;
+        self.q.count_ahead();
+        if let Some(end) = tunnel {
+            self.pkts[id as usize].tunnel = Some(end);
+        }
+    }
+
     /// Delivery `d` of link `a`, which feeds fusion, (handed over at `now`) goes straight
     /// onto the transit node's outgoing link, if it may (module doc). False: nothing
     /// changed.
-    fn fuse_hop(&mut self, now: SimTime, a: LinkId, d: Delivery) -> bool {
+    pub(super) fn fuse_hop(&mut self, now: SimTime, a: LinkId, d: Delivery) -> bool {
         if d.held || d.duplicate || d.at > self.horizon || !self.links[a.index()].wire.is_empty() {
             return false;
         }
@@ -319,6 +330,24 @@ impl Sim {
             }) if from == a && (to_every_site || self.node_ue[target.index()].is_none()) => {}
             _ => return false,
         }
+        if self.links[b.index()].dir.is_direct() {
+            // One outcome, known now: no link output to fill and read back.
+            let Some(at) = self.links[b.index()]
+                .dir
+                .enqueue_ahead_direct(now, d.at, size)
+            else {
+                return false;
+            };
+            self.fused(id, enters.then_some(target));
+            let e = Delivery {
+                pkt: PacketRef(id),
+                at,
+                duplicate: false,
+                held: false,
+            };
+            self.put_delivery(b, e);
+            return true;
+        }
         let fusion = self.fusion.as_deref_mut().expect("fusing");
         if !self.links[b.index()]
             .dir
@@ -326,11 +355,7 @@ impl Sim {
         {
             return false;
         }
-        fusion.hops += 1;
-        self.q.count_ahead();
-        if enters {
-            self.pkts[id as usize].tunnel = Some(target);
-        }
+        self.fused(id, enters.then_some(target));
         for i in 0..self.ahead_out().dropped.len() {
             let (p, _) = self.ahead_out().dropped[i];
             self.drop_packet(p.0);
