@@ -79,7 +79,7 @@ use crate::config::{CellRadio, Interference, RanConfig};
 use crate::mac::harq::Harq;
 use crate::mac::scheduler::Candidate;
 use crate::pdcp::{PdcpRx, PdcpTx};
-use crate::phy::amc::Amc;
+use crate::phy::amc::{Amc, McsMemo};
 use crate::phy::bler::TblerMemo;
 use crate::phy::numerology::Numerology;
 use crate::phy::tbs::TbsTable;
@@ -288,6 +288,8 @@ struct Leg {
     mcs: [Option<u8>; 2],
     /// The last block error probability of each direction's transmitter [DL, UL].
     tbler: [TblerMemo; 2],
+    /// The last MCS chosen for each direction [DL, UL], by reported SINR.
+    mcs_memo: [McsMemo; 2],
 }
 
 impl Leg {
@@ -308,6 +310,7 @@ impl Leg {
             avg_bytes: [0.0; 2],
             mcs: [None; 2],
             tbler: [TblerMemo::default(); 2],
+            mcs_memo: [McsMemo::default(); 2],
         }
     }
     fn rlc_tx(&mut self, d: Direction) -> &mut Rlc {

@@ -120,10 +120,8 @@ impl Ran {
                         continue;
                     }
                     let sinr = self.reported_sinr(u, l, d, now);
-                    let mcs = match d {
-                        Direction::Downlink => radio.amc.dl_mcs(sinr),
-                        Direction::Uplink => radio.amc.ul_mcs(sinr),
-                    };
+                    let memo = &mut self.ues[u.index()].legs[l].mcs_memo[d.index()];
+                    let mcs = radio.amc.mcs_memo(d == Direction::Downlink, sinr, memo);
                     let Some(mcs) = mcs else { continue };
                     let need = radio
                         .tbs

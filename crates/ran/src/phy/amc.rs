@@ -150,6 +150,24 @@ impl Amc {
             .and_then(|m| self.dl_of_best[m as usize])
     }
 
+    /// [`Self::dl_mcs`] (downlink) or [`Self::ul_mcs`] (uplink) of `sinr_db`, through
+    /// `memo`: one transmitter's reported SINR changes only with its channel reports, and
+    /// the scheduler asks every slot.
+    pub fn mcs_memo(&self, downlink: bool, sinr_db: f64, memo: &mut McsMemo) -> Option<u8> {
+        match memo.last {
+            Some((bits, mcs)) if bits == sinr_db.to_bits() => mcs,
+            _ => {
+                let mcs = if downlink {
+                    self.dl_mcs(sinr_db)
+                } else {
+                    self.ul_mcs(sinr_db)
+                };
+                memo.last = Some((sinr_db.to_bits(), mcs));
+                mcs
+            }
+        }
+    }
+
     /// The CQI a UE reports at SINR `sinr_db` (0 = out of range).
     pub fn cqi(&self, sinr_db: f64) -> u8 {
         self.ul_mcs(sinr_db).map_or(0, |m| self.cqi_for_mcs(m))
@@ -188,6 +206,13 @@ impl Amc {
     }
 }
 
+/// The last MCS [`Amc::mcs_memo`] chose for one transmitter (of one direction, with one
+/// cell's AMC), keyed on the exact bits of the SINR: the same answer as the search.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct McsMemo {
+    last: Option<(u64, Option<u8>)>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,6 +221,29 @@ mod tests {
 
     fn amc(name: &str) -> Amc {
         Amc::new(&preset(name).unwrap())
+    }
+
+    proptest! {
+        #[test]
+        fn the_memo_gives_what_the_search_gives(
+            calls in proptest::collection::vec((proptest::bool::ANY, 0usize..6), 1..60),
+        ) {
+            // SINRs that repeat, change, sit exactly on a threshold or one ulp below it,
+            // and NaN (no MCS).
+            let a = amc("nr-fr2");
+            let t = a.threshold_db(10);
+            let sinrs = [t, f64::from_bits(t.to_bits() - 1), 3.0, 30.0, -20.0, f64::NAN];
+            let (mut dl, mut ul) = (McsMemo::default(), McsMemo::default());
+            for (down, k) in calls {
+                let s = sinrs[k];
+                let (memo, want) = if down {
+                    (&mut dl, a.dl_mcs(s))
+                } else {
+                    (&mut ul, a.ul_mcs(s))
+                };
+                prop_assert_eq!(a.mcs_memo(down, s, memo), want, "{} dB", s);
+            }
+        }
     }
 
     #[test]
