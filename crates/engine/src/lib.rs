@@ -7,6 +7,7 @@
 //! - [`ids`]: the identities of a run's objects (nodes, links, sites, cells, UEs, flows).
 //! - [`rng`]: one master seed per run, split into independent named streams.
 //! - [`metrics`]: recorders the layers share (delay samples).
+//! - [`memo`]: the last value of a pure function, kept with the exact bits of its inputs.
 //! - [`ring`]: a FIFO ring of small records with power-of-two capacity (wires, link
 //!   schedules, RLC buffers).
 //! - [`spares`]: emptied lists kept for reuse, so that per-packet lists allocate nothing.
@@ -35,6 +36,7 @@
 #![warn(missing_docs)]
 
 pub mod ids;
+pub mod memo;
 pub mod metrics;
 pub mod queue;
 pub mod ring;

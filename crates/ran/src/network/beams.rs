@@ -38,6 +38,7 @@ use mmtsim_channel::antenna::{Bearing, PanelArray, Sighting, SteeredBeam};
 use mmtsim_channel::budget::db_to_lin;
 use mmtsim_channel::geometry::Vec3;
 use mmtsim_engine::ids::UeId;
+use mmtsim_engine::memo::LastValue;
 
 /// Bit-for-bit equal bearings (so a remembered gain is exactly the one computed).
 pub(super) fn same(a: Bearing, b: Bearing) -> bool {
@@ -179,9 +180,9 @@ pub(super) struct BeamGains {
     /// The UE's own side: (its beam, the interferer's direction, the gain there), which
     /// changes only when the UE moves or changes cell.
     ue_side: Option<(Bearing, Bearing, f64)>,
-    /// The link's power through the UE's beam at 0 dBi at the gNB: (its dBm bits, mW),
+    /// The link's power through the UE's beam at 0 dBi at the gNB, mW, by its dBm bits:
     /// the same at every update of a link whose ends and random terms stood still.
-    base: Option<(u64, f64)>,
+    base: LastValue<u64, f64>,
 }
 
 impl BeamGains {
@@ -214,14 +215,7 @@ impl BeamGains {
 
     /// `dbm` in milliwatts.
     pub(super) fn base_mw(&mut self, dbm: f64) -> f64 {
-        match self.base {
-            Some((bits, mw)) if bits == dbm.to_bits() => mw,
-            _ => {
-                let mw = db_to_lin(dbm);
-                self.base = Some((dbm.to_bits(), mw));
-                mw
-            }
-        }
+        self.base.get_or(dbm.to_bits(), || db_to_lin(dbm))
     }
 
     /// The gain of the UE's `array`, its beam steered at `beam`, toward `toward`.

@@ -39,6 +39,7 @@
 
 use super::mcs::{self, McsRow};
 use super::numerology::{McsTableId, Numerology};
+use mmtsim_engine::memo::LastValue;
 
 /// ns3-mmwave v1 MIESM: SINR (dB) where a 22-symbol TB has TBLER 10 %, MCS 0…28
 /// (computed, see the module doc; `ns3mmwave_v1_lte_mcs.rows[].sinr_db_tbler10_full_subframe_tb`).
@@ -154,18 +155,13 @@ impl Amc {
     /// `memo`: one transmitter's reported SINR changes only with its channel reports, and
     /// the scheduler asks every slot.
     pub fn mcs_memo(&self, downlink: bool, sinr_db: f64, memo: &mut McsMemo) -> Option<u8> {
-        match memo.last {
-            Some((bits, mcs)) if bits == sinr_db.to_bits() => mcs,
-            _ => {
-                let mcs = if downlink {
-                    self.dl_mcs(sinr_db)
-                } else {
-                    self.ul_mcs(sinr_db)
-                };
-                memo.last = Some((sinr_db.to_bits(), mcs));
-                mcs
+        memo.get_or(sinr_db.to_bits(), || {
+            if downlink {
+                self.dl_mcs(sinr_db)
+            } else {
+                self.ul_mcs(sinr_db)
             }
-        }
+        })
     }
 
     /// The CQI a UE reports at SINR `sinr_db` (0 = out of range).
@@ -208,10 +204,7 @@ impl Amc {
 
 /// The last MCS [`Amc::mcs_memo`] chose for one transmitter (of one direction, with one
 /// cell's AMC), keyed on the exact bits of the SINR: the same answer as the search.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct McsMemo {
-    last: Option<(u64, Option<u8>)>,
-}
+pub type McsMemo = LastValue<u64, Option<u8>>;
 
 #[cfg(test)]
 mod tests {

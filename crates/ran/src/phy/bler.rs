@@ -41,6 +41,7 @@
 
 use super::amc::Amc;
 use super::numerology::Numerology;
+use mmtsim_engine::memo::LastValue;
 
 /// SINR distance, dB, over which TBLER falls from 10 % to 1 % (slope of the waterfall).
 pub const WATERFALL_DB: f64 = 1.0;
@@ -137,7 +138,7 @@ pub fn tb_decoded(
         return u > 0.0;
     }
     // What `tb_error_prob` gives, from the combined SINR already computed.
-    u >= memo.tbler(threshold_db, sinr_eff_db)
+    u >= tbler_memo(memo, threshold_db, sinr_eff_db)
 }
 
 /// The last error probability [`tb_decoded`] computed for one transmitter, keyed on the
@@ -147,26 +148,13 @@ pub fn tb_decoded(
 /// so, ask for the same value: it is computed once (an `erfc`, a tenth of a ten-UE cell's
 /// time before this memo). Equal inputs give equal bits, so results are those of
 /// computing it each time.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct TblerMemo {
-    /// (threshold bits, effective SINR bits) and the probability computed from them.
-    last: Option<((u64, u64), f64)>,
-}
+pub type TblerMemo = LastValue<(u64, u64), f64>;
 
-impl TblerMemo {
-    /// [`waterfall_tbler`] of `threshold_db` and `sinr_eff_db`, computed again only when an
-    /// input differs, in any bit, from the previous call's.
-    pub fn tbler(&mut self, threshold_db: f64, sinr_eff_db: f64) -> f64 {
-        let key = (threshold_db.to_bits(), sinr_eff_db.to_bits());
-        match self.last {
-            Some((k, p)) if k == key => p,
-            _ => {
-                let p = waterfall_tbler(threshold_db, sinr_eff_db);
-                self.last = Some((key, p));
-                p
-            }
-        }
-    }
+/// [`waterfall_tbler`] of `threshold_db` and `sinr_eff_db` through `memo`.
+fn tbler_memo(memo: &mut TblerMemo, threshold_db: f64, sinr_eff_db: f64) -> f64 {
+    memo.get_or((threshold_db.to_bits(), sinr_eff_db.to_bits()), || {
+        waterfall_tbler(threshold_db, sinr_eff_db)
+    })
 }
 
 #[cfg(test)]
@@ -313,7 +301,7 @@ mod tests {
             for (t, s) in calls {
                 let (t, s) = (thresholds[t], sinrs[s]);
                 let want = waterfall_tbler(t, s);
-                prop_assert_eq!(memo.tbler(t, s).to_bits(), want.to_bits(), "{} dB, {} dB", t, s);
+                prop_assert_eq!(tbler_memo(&mut memo, t, s).to_bits(), want.to_bits(), "{} dB, {} dB", t, s);
             }
         }
 
