@@ -87,6 +87,19 @@ pub struct Delivery {
     pub held: bool,
 }
 
+impl Delivery {
+    /// A packet arriving at `at` as sent: neither a duplicate nor held back.
+    #[inline]
+    pub fn plain(pkt: PacketRef, at: SimTime) -> Delivery {
+        Delivery {
+            pkt,
+            at,
+            duplicate: false,
+            held: false,
+        }
+    }
+}
+
 /// What a link asks the world to do after an input.
 #[derive(Debug, Default)]
 pub struct LinkOutput {
@@ -219,14 +232,10 @@ impl LinkDir {
             size_bytes,
             enqueued_at: now,
         };
-        if let Transmitter::Fifo(f) = &mut self.tx {
-            f.settle(now, &mut self.stats);
-            match f.admit(now, size_bytes) {
+        if matches!(self.tx, Transmitter::Fifo(_)) {
+            match self.admit_closed_form(now, size_bytes) {
                 Some(done) => self.put_on_wire(done, qp, out),
-                None => {
-                    self.stats.tail_drops += 1;
-                    out.dropped.push((pkt, DropReason::TailDrop));
-                }
+                None => out.dropped.push((pkt, DropReason::TailDrop)),
             }
             return;
         }
@@ -254,11 +263,10 @@ impl LinkDir {
         size_bytes: u32,
         out: &mut LinkOutput,
     ) -> bool {
-        let Transmitter::Fifo(f) = &mut self.tx else {
+        if !matches!(self.tx, Transmitter::Fifo(_)) {
             return false;
-        };
-        f.settle(now, &mut self.stats);
-        let Some(done) = f.admit_ahead(at, size_bytes) else {
+        }
+        let Some(done) = self.admit_ahead_closed_form(now, at, size_bytes) else {
             return false;
         };
         let qp = QueuedPacket {
@@ -285,17 +293,8 @@ impl LinkDir {
     #[inline]
     pub fn enqueue_direct(&mut self, now: SimTime, size_bytes: u32) -> Option<SimTime> {
         debug_assert!(self.is_direct());
-        let Transmitter::Fifo(f) = &mut self.tx else {
-            unreachable!("a direct link is served in closed form")
-        };
-        f.settle(now, &mut self.stats);
-        match f.admit(now, size_bytes) {
-            Some(done) => Some(done + self.delay),
-            None => {
-                self.stats.tail_drops += 1;
-                None
-            }
-        }
+        self.admit_closed_form(now, size_bytes)
+            .map(|done| done + self.delay)
     }
 
     /// [`LinkDir::enqueue_ahead`] on a direct link: the packet's arrival at the far node if
@@ -308,11 +307,40 @@ impl LinkDir {
         size_bytes: u32,
     ) -> Option<SimTime> {
         debug_assert!(self.is_direct());
+        self.admit_ahead_closed_form(now, at, size_bytes)
+            .map(|done| done + self.delay)
+    }
+
+    /// The closed-form transmitter, settled to `now`, takes a packet arriving now: its end
+    /// of serialisation, or `None` if the queue refused it (counted as a tail drop).
+    #[inline]
+    fn admit_closed_form(&mut self, now: SimTime, size_bytes: u32) -> Option<SimTime> {
         let Transmitter::Fifo(f) = &mut self.tx else {
-            unreachable!("a direct link is served in closed form")
+            unreachable!("only a closed-form link admits in closed form")
         };
         f.settle(now, &mut self.stats);
-        f.admit_ahead(at, size_bytes).map(|done| done + self.delay)
+        let done = f.admit(now, size_bytes);
+        if done.is_none() {
+            self.stats.tail_drops += 1;
+        }
+        done
+    }
+
+    /// The closed-form transmitter, settled to `now`, takes a packet arriving at `at`
+    /// ahead of its arrival: its end of serialisation, or `None` (nothing changed but the
+    /// settling) if the queue would refuse it then.
+    #[inline]
+    fn admit_ahead_closed_form(
+        &mut self,
+        now: SimTime,
+        at: SimTime,
+        size_bytes: u32,
+    ) -> Option<SimTime> {
+        let Transmitter::Fifo(f) = &mut self.tx else {
+            unreachable!("only a closed-form link admits in closed form")
+        };
+        f.settle(now, &mut self.stats);
+        f.admit_ahead(at, size_bytes)
     }
 
     /// True if the link may take packets ahead of their arrival ([`LinkDir::enqueue_ahead`]):
@@ -363,12 +391,8 @@ impl LinkDir {
     #[inline]
     fn put_on_wire(&mut self, now: SimTime, qp: QueuedPacket, out: &mut LinkOutput) {
         if self.clean {
-            out.delivered.push(Delivery {
-                pkt: qp.pkt,
-                at: now + self.delay,
-                duplicate: false,
-                held: false,
-            });
+            out.delivered
+                .push(Delivery::plain(qp.pkt, now + self.delay));
         } else {
             self.put_on_impaired_wire(now, qp, out);
         }

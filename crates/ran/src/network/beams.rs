@@ -177,9 +177,9 @@ const NO_TERM: Term = Term {
 #[derive(Clone, Debug, Default)]
 pub(super) struct BeamGains {
     terms: Vec<Term>,
-    /// The UE's own side: (its beam, the interferer's direction, the gain there), which
-    /// changes only when the UE moves or changes cell.
-    ue_side: Option<(Bearing, Bearing, f64)>,
+    /// The UE's own side: the gain of its beam toward the interferer, by the bits of both
+    /// bearings, which change only when the UE moves or changes cell.
+    ue_side: LastValue<[u64; 4], f64>,
     /// The link's power through the UE's beam at 0 dBi at the gNB, mW, by its dBm bits:
     /// the same at every update of a link whose ends and random terms stood still.
     base: LastValue<u64, f64>,
@@ -220,14 +220,13 @@ impl BeamGains {
 
     /// The gain of the UE's `array`, its beam steered at `beam`, toward `toward`.
     pub(super) fn ue_gain(&mut self, array: &PanelArray, beam: Bearing, toward: Bearing) -> f64 {
-        match self.ue_side {
-            Some((b, t, g)) if same(b, beam) && same(t, toward) => g,
-            _ => {
-                let g = array.gain_db(beam, toward);
-                self.ue_side = Some((beam, toward, g));
-                g
-            }
-        }
+        let key = [
+            beam.azimuth_deg.to_bits(),
+            beam.zenith_deg.to_bits(),
+            toward.azimuth_deg.to_bits(),
+            toward.zenith_deg.to_bits(),
+        ];
+        self.ue_side.get_or(key, || array.gain_db(beam, toward))
     }
 }
 

@@ -262,12 +262,7 @@ impl Sim {
             // One outcome, known now: no link output to fill and read back.
             match self.links[li].dir.enqueue_direct(now, size_bytes) {
                 Some(at) => {
-                    let d = Delivery {
-                        pkt: PacketRef(pkt),
-                        at,
-                        duplicate: false,
-                        held: false,
-                    };
+                    let d = Delivery::plain(PacketRef(pkt), at);
                     if !self.links[li].feeds_fusion || !self.fuse_hop(now, l, d) {
                         self.put_delivery(l, d);
                     }

@@ -339,13 +339,7 @@ impl Sim {
                 return false;
             };
             self.fused(id, enters.then_some(target));
-            let e = Delivery {
-                pkt: PacketRef(id),
-                at,
-                duplicate: false,
-                held: false,
-            };
-            self.put_delivery(b, e);
+            self.put_delivery(b, Delivery::plain(PacketRef(id), at));
             return true;
         }
         let fusion = self.fusion.as_deref_mut().expect("fusing");
