@@ -3,7 +3,7 @@
 
 use super::{Ran, UeSample, NO_SIGNAL_DB};
 use crate::config::Interference;
-use mmtsim_channel::budget::{sinr_db, sinr_db_mw};
+use mmtsim_channel::budget::{lin_to_db, sinr_db};
 use mmtsim_channel::geometry::line_of_sight;
 use mmtsim_engine::ids::UeId;
 use mmtsim_engine::SimTime;
@@ -54,7 +54,6 @@ impl Ran {
             }
         }
         let outage = ue.outages.active(now);
-        let mut interf = std::mem::take(&mut self.interf);
         let legs = self.ues[u.index()].legs.len();
         for (l, &leg_los) in los.iter().enumerate().take(legs) {
             if matches!(
@@ -63,14 +62,16 @@ impl Ran {
             ) {
                 self.refresh_interferers(u, l);
             }
-            self.interference_mw(u, l, now, &mut interf);
+            let serving = self.ues[u.index()].legs[l].cell.index();
+            let noise_mw = self.cells[serving].radio.noise_ue_mw;
+            let noise_and_interference_mw = self.noise_and_interference_mw(u, l, now, noise_mw);
             let ue = &mut self.ues[u.index()];
-            let serving = ue.legs[l].cell.index();
             let radio = &self.cells[serving].radio;
             let gain = self.gains[serving];
             let signal_dbm = radio.num.gnb_tx_power_dbm + gain;
+            // `sinr_db_mw` of the interferers' powers: the same sum, so the same bits.
             let (mut dl, mut ul) = (
-                sinr_db_mw(signal_dbm, &interf, radio.noise_ue_mw),
+                signal_dbm - lin_to_db(noise_and_interference_mw),
                 sinr_db(radio.num.ue_tx_power_dbm + gain, &[], radio.noise_gnb_dbm),
             );
             let mut dl_signal_dbm = Some(signal_dbm);
@@ -94,7 +95,6 @@ impl Ran {
                 leg.sinr_hist.pop_front();
             }
         }
-        self.interf = interf;
         let ue = &mut self.ues[u.index()];
         ue.view.sinr_db = ue.legs[0].sinr[Direction::Downlink.index()];
         // Next update on the channel-update grid (and never twice at one instant).
@@ -115,11 +115,7 @@ impl Ran {
             return leg.sinr[Direction::Downlink.index()];
         };
         let noise_mw = self.cells[leg.cell.index()].radio.noise_ue_mw;
-        let mut interf = std::mem::take(&mut self.interf);
-        self.interference_mw(u, l, now, &mut interf);
-        let sinr = sinr_db_mw(signal_dbm, &interf, noise_mw);
-        self.interf = interf;
-        sinr
+        signal_dbm - lin_to_db(self.noise_and_interference_mw(u, l, now, noise_mw))
     }
 
     /// The state of UE `u` at `now` for the time series (updates its channel first).

@@ -182,19 +182,36 @@ impl PositionHistory {
 pub(super) type InterfererLink = (usize, f64, Sighting);
 
 impl Ran {
-    /// The interference powers at UE `u` on its leg `l` at `now`, mW each (the sum
-    /// [`sinr_db_mw`](mmtsim_channel::budget::sinr_db_mw) takes), written into `out`
-    /// (cleared first; empty with interference off). Uses the link gains of the UE's
-    /// latest channel update (with beams, through the leg's interfering links, which
+    /// The noise and interference power at UE `u` on its leg `l` at `now`, mW: `noise_mw`
+    /// plus each interferer's power, added in the order
+    /// [`sinr_db_mw`](mmtsim_channel::budget::sinr_db_mw) adds a list of them (so the same
+    /// bits as collecting the powers and summing the list, without the list); `noise_mw`
+    /// alone with interference off. Uses the link gains of the UE's latest channel update
+    /// (with beams, through the leg's interfering links, which
     /// [`Ran::refresh_interferers`] brings up to that update).
-    pub(super) fn interference_mw(&mut self, u: UeId, l: usize, now: SimTime, out: &mut Vec<f64>) {
-        out.clear();
+    pub(super) fn noise_and_interference_mw(
+        &mut self,
+        u: UeId,
+        l: usize,
+        now: SimTime,
+        noise_mw: f64,
+    ) -> f64 {
+        let mut total_mw = noise_mw;
         match self.interference {
             Interference::Off => {}
-            Interference::FullBufferOmni => self.each_omni(u, l, |_, dbm| out.push(db_to_lin(dbm))),
+            Interference::FullBufferOmni => {
+                self.each_omni(u, l, |_, dbm| total_mw += db_to_lin(dbm))
+            }
             Interference::FullBuffer => {
                 for (g, base_mw, toward) in &self.ues[u.index()].legs[l].interferers {
-                    full_buffer(&self.cells[*g], &self.ues, now, *base_mw, toward, out);
+                    full_buffer(
+                        &self.cells[*g],
+                        &self.ues,
+                        now,
+                        *base_mw,
+                        toward,
+                        &mut total_mw,
+                    );
                 }
             }
             Interference::Active => {
@@ -205,11 +222,12 @@ impl Ran {
                 {
                     let cell = &cells[*g];
                     for beam in cell.activity.at(now, victim_slot) {
-                        out.push(memo.power_mw(&cell.radio.gnb_array, beam, toward, *base_mw));
+                        total_mw += memo.power_mw(&cell.radio.gnb_array, beam, toward, *base_mw);
                     }
                 }
             }
         }
+        total_mw
     }
 
     /// Recomputes the interfering links of UE `u`'s leg `l` from its latest channel update
@@ -280,19 +298,19 @@ impl Ran {
 }
 
 /// The beams of cell `cell` transmitting all the time, its time shared equally among the
-/// UEs it serves, into `out`; a cell serving nobody aims at the victim (its peak gain).
-/// `toward` is the victim's direction from the cell. Powers in mW.
+/// UEs it serves, each added to `total_mw`; a cell serving nobody aims at the victim (its
+/// peak gain). `toward` is the victim's direction from the cell. Powers in mW.
 fn full_buffer(
     cell: &Cell,
     ues: &[Ue],
     now: SimTime,
     base_mw: f64,
     toward: &Sighting,
-    out: &mut Vec<f64>,
+    total_mw: &mut f64,
 ) {
     let array = &cell.radio.gnb_array;
     if cell.legs.is_empty() {
-        out.push(base_mw * array.elements() as f64);
+        *total_mw += base_mw * array.elements() as f64;
         return;
     }
     let share = 1.0 / cell.legs.len() as f64;
@@ -301,7 +319,7 @@ fn full_buffer(
             cell.position,
             ues[k.index()].positions.before(now),
         ));
-        out.push(base_mw * array.gain_steered_lin(&beam, toward) * share);
+        *total_mw += base_mw * array.gain_steered_lin(&beam, toward) * share;
     }
 }
 

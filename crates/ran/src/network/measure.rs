@@ -46,10 +46,9 @@ impl Ran {
         let ue = &mut self.ues[u.index()];
         let pos = ue.mobility.position(now);
         let speed = ue.mobility.speed_mps(now);
-        let mut rx = std::mem::take(&mut self.interf);
+        // Kept between measurements: a measurement instant allocates nothing.
+        let (mut rx, mut los, mut others) = std::mem::take(&mut self.measure_scratch);
         rx.clear();
-        // Kept between measurements, as `rx`: a measurement instant allocates nothing.
-        let (mut los, mut others) = std::mem::take(&mut self.measure_scratch);
         los.clear();
         let vehicles = self.traffic.boxes_at(now);
         for (g, ch) in ue.chans.iter_mut().enumerate() {
@@ -90,7 +89,6 @@ impl Ran {
                 los: los[g],
             });
         }
-        self.interf = rx;
-        self.measure_scratch = (los, others);
+        self.measure_scratch = (rx, los, others);
     }
 }

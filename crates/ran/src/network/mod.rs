@@ -369,9 +369,9 @@ pub struct Ran {
     /// Emptied PDU lists of delivered blocks, reused for new ones (no allocation per block;
     /// as many as blocks in flight, so none is dropped).
     pdu_lists: Spares<Pdu>,
-    interf: Vec<f64>,
-    /// A measurement's LOS flags and interferer powers (`measure.rs`), kept for the next.
-    measure_scratch: (Vec<bool>, Vec<f64>),
+    /// A measurement's received powers, LOS flags and interferer powers (`measure.rs`),
+    /// kept for the next.
+    measure_scratch: (Vec<f64>, Vec<bool>, Vec<f64>),
     /// The running cell's legs, copied at the start of its slot.
     slot_legs: Vec<(UeId, usize)>,
     /// Measurement-based handover, when on.
@@ -416,8 +416,7 @@ impl Ran {
             alloc_out: Vec::new(),
             allocator: Default::default(),
             pdu_lists: Spares::new(usize::MAX),
-            interf: Vec::new(),
-            measure_scratch: (Vec::new(), Vec::new()),
+            measure_scratch: Default::default(),
             slot_legs: Vec::new(),
             rlc_cfg: cfg.rlc.clone(),
             gains: Vec::new(),
