@@ -8,6 +8,7 @@
 //! - [`rng`]: one master seed per run, split into independent named streams.
 //! - [`metrics`]: recorders the layers share (delay samples).
 //! - [`memo`]: the last value of a pure function, kept with the exact bits of its inputs.
+//! - [`prefetch`]: a hint that memory is about to be read (no effect on results).
 //! - [`ring`]: a FIFO ring of small records with power-of-two capacity (wires, link
 //!   schedules, RLC buffers).
 //! - [`spares`]: emptied lists kept for reuse, so that per-packet lists allocate nothing.
@@ -38,6 +39,7 @@
 pub mod ids;
 pub mod memo;
 pub mod metrics;
+pub mod prefetch;
 pub mod queue;
 pub mod ring;
 pub mod rng;

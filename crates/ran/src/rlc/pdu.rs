@@ -3,6 +3,7 @@
 //! of the LTE data PDU header (see the [`super`] module doc, "Header sizes").
 
 use super::{am, um};
+use mmtsim_engine::prefetch::prefetch_line;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -162,6 +163,12 @@ pub(super) fn li_cost(k: usize) -> u32 {
 /// thread, and the atomic count of an `Arc` cost a tenth of a busy cell's slot.
 pub(crate) type Pieces = Rc<Vec<Piece>>;
 
+/// Bytes before an `Rc`'s value: its strong and weak counts (the standard library's
+/// layout today; were it to change, the prefetch below would only ask for the wrong line).
+const RC_COUNTS: usize = 2 * std::mem::size_of::<usize>();
+/// An element list's `Rc` allocation: the counts and the vector's header.
+const RC_BOX: usize = RC_COUNTS + std::mem::size_of::<Vec<Piece>>();
+
 /// Element lists no PDU holds any more, reused for new PDUs, so that building a PDU
 /// allocates nothing in steady state.
 #[derive(Debug, Default)]
@@ -180,6 +187,14 @@ impl PiecePool {
         let Some(mut p) = self.free.pop() else {
             return Rc::new(Vec::new());
         };
+        // The next list to be taken was handed back a while ago and has usually left the
+        // cache: its counts and vector header are asked for now, a PDU before it is built
+        // (the miss was 3 % of the 100-UE run's samples).
+        if let Some(next) = self.free.last() {
+            let start = Rc::as_ptr(next).cast::<u8>().wrapping_sub(RC_COUNTS);
+            prefetch_line(start);
+            prefetch_line(start.wrapping_add(RC_BOX - 1));
+        }
         // Only unshared lists are pooled, and a pool is never cloned with its lists.
         Rc::get_mut(&mut p)
             .expect("a pooled list has no other holder")

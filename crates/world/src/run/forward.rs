@@ -30,10 +30,14 @@ impl Sim {
             self.drop_packet(out.dropped[i] as u32);
         }
         out.dropped.clear();
+        // The SDUs' records waited in RLC buffers and are usually out of cache: each is
+        // asked for `PREFETCH_AHEAD` SDUs before it is handled.
+        for &(next, _) in out.delivered.iter().take(PREFETCH_AHEAD) {
+            prefetch(&self.pkts[next as usize]);
+        }
         for i in 0..out.delivered.len() {
             let (id, node) = out.delivered[i];
-            // The next SDU's record: it waited in RLC buffers and is usually out of cache.
-            if let Some(&(next, _)) = out.delivered.get(i + 1) {
+            if let Some(&(next, _)) = out.delivered.get(i + PREFETCH_AHEAD) {
                 prefetch(&self.pkts[next as usize]);
             }
             let pkt = id as u32;
@@ -125,7 +129,10 @@ impl Sim {
                     break;
                 }
                 self.links[li].wire.pop_front();
-                if let Some(&(_, next)) = self.links[li].wire.front() {
+                // The record of the packet after the next: the next one's was usually
+                // asked for at the arrival before this, and a wire's arrivals are mostly
+                // one per event with other work between them, so one ahead came too late.
+                if let Some(&(_, next)) = self.links[li].wire.get(1) {
                     prefetch(&self.pkts[next as usize]);
                 }
                 self.arrive(now, pkt, l);
@@ -335,6 +342,11 @@ impl Sim {
     }
 }
 
+/// How many packets ahead a loop over a batch of packets asks for their records: enough
+/// to cover a miss to memory while the packets before it are handled, few enough that the
+/// lines are still in cache when their turn comes.
+pub(super) const PREFETCH_AHEAD: usize = 4;
+
 /// Asks the CPU to bring `p`'s record into cache: a packet that has crossed a wire of a
 /// few milliseconds, or waited in an RLC buffer, is usually out of it, and the next
 /// packet on a wire or out of a slot is handled soon. Only the record's first
@@ -342,19 +354,11 @@ impl Sim {
 /// data segment's delivery read, and the SACK blocks after them only some ACKs use. A
 /// hint only: it changes no result.
 #[inline(always)]
-fn prefetch(p: &Packet) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch reads nothing architecturally and cannot fault, even at an
-    // address outside the record; `p` is a valid reference besides.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let at = (p as *const Packet).cast::<i8>();
-        let mut off = 0;
-        while off < HOT_BYTES {
-            _mm_prefetch::<_MM_HINT_T0>(at.wrapping_add(off));
-            off += 64;
-        }
+pub(super) fn prefetch(p: &Packet) {
+    let at = (p as *const Packet).cast::<u8>();
+    let mut off = 0;
+    while off < HOT_BYTES {
+        mmtsim_engine::prefetch::prefetch_line(at.wrapping_add(off));
+        off += 64;
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
 }

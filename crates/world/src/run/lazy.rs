@@ -56,6 +56,7 @@
 //! (never late) bit for bit, on fixed and random one-UE and multi-cell runs, with
 //! handovers; `tests/it/stepping.rs` does the same on the shipped examples.
 
+use super::forward::{prefetch, PREFETCH_AHEAD};
 use super::{Ev, Sim};
 use crate::build::Action;
 use crate::topology::Hop;
@@ -252,6 +253,14 @@ impl Sim {
         let eager = lazy.links[i].eager_through;
         let li = l.index();
         let mut instants = 0;
+        // The records of the packets about to be admitted have waited on the wire: asked
+        // for ahead of their turn, as out of a slot (`forward.rs`).
+        for k in 0..PREFETCH_AHEAD {
+            match self.links[li].wire.get(k) {
+                Some(&(t, p)) if t <= now => prefetch(&self.pkts[p as usize]),
+                _ => break,
+            }
+        }
         while let Some(&(t, pkt)) = self.links[li].wire.front() {
             if t > now || (t == now && !at_now) {
                 break;
@@ -262,6 +271,11 @@ impl Sim {
                 "an eager packet was left to wait"
             );
             self.links[li].wire.pop_front();
+            if let Some(&(u, p)) = self.links[li].wire.get(PREFETCH_AHEAD - 1) {
+                if u <= now {
+                    prefetch(&self.pkts[p as usize]);
+                }
+            }
             if last != Some(t) {
                 last = Some(t);
                 instants += 1;
