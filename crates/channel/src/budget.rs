@@ -74,17 +74,6 @@ pub fn sinr_db(signal_dbm: f64, interference_dbm: &[f64], noise_dbm: f64) -> f64
     signal_dbm - lin_to_db(n_mw)
 }
 
-/// [`sinr_db`] with the noise and interference powers already in mW (`db_to_lin` of
-/// the dBm values): the same sum in the same order, so the same bits, for callers that
-/// keep the powers of interferers that have not changed.
-pub fn sinr_db_mw(signal_dbm: f64, interference_mw: &[f64], noise_mw: f64) -> f64 {
-    let mut n_mw = noise_mw;
-    for &i in interference_mw {
-        n_mw += i;
-    }
-    signal_dbm - lin_to_db(n_mw)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -69,7 +69,7 @@ impl Ran {
             let radio = &self.cells[serving].radio;
             let gain = self.gains[serving];
             let signal_dbm = radio.num.gnb_tx_power_dbm + gain;
-            // `sinr_db_mw` of the interferers' powers: the same sum, so the same bits.
+            // S / (N + Σ I) as `sinr_db` takes it, the sum already in milliwatts.
             let (mut dl, mut ul) = (
                 signal_dbm - lin_to_db(noise_and_interference_mw),
                 sinr_db(radio.num.ue_tx_power_dbm + gain, &[], radio.noise_gnb_dbm),

@@ -183,10 +183,9 @@ pub(super) type InterfererLink = (usize, f64, Sighting);
 
 impl Ran {
     /// The noise and interference power at UE `u` on its leg `l` at `now`, mW: `noise_mw`
-    /// plus each interferer's power, added in the order
-    /// [`sinr_db_mw`](mmtsim_channel::budget::sinr_db_mw) adds a list of them (so the same
-    /// bits as collecting the powers and summing the list, without the list); `noise_mw`
-    /// alone with interference off. Uses the link gains of the UE's latest channel update
+    /// plus each interferer's power, added as it is found, in the order
+    /// [`sinr_db`](mmtsim_channel::budget::sinr_db) adds its list (noise first), without
+    /// a list; `noise_mw` alone with interference off. Uses the link gains of the UE's latest channel update
     /// (with beams, through the leg's interfering links, which
     /// [`Ran::refresh_interferers`] brings up to that update).
     pub(super) fn noise_and_interference_mw(
