@@ -86,6 +86,12 @@ impl Bearing {
             zenith_deg: (dz / r).clamp(-1.0, 1.0).acos().to_degrees(),
         }
     }
+
+    /// The exact bits of both angles: a key for values computed from this direction,
+    /// which hold while neither angle changes in any bit.
+    pub fn bits(self) -> [u64; 2] {
+        [self.azimuth_deg.to_bits(), self.zenith_deg.to_bits()]
+    }
 }
 
 /// The element pattern A(θ, φ) relative to its maximum, dB (≤ 0): `zenith_deg` θ,

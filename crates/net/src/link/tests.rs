@@ -117,6 +117,34 @@ fn config(
     }
 }
 
+/// Offers packets to `l` at cumulative gaps of `arrivals` (µs, with their sizes), packet
+/// `i` the `i`-th, running the transmitter's departures due by each arrival first (the
+/// documented tie rule) and every remaining one after the last; `after(l, t)` is called
+/// after each packet is offered at `t`. A closed-form link asks for no departure events,
+/// so it is driven the same way.
+fn offer(
+    l: &mut LinkDir,
+    arrivals: &[(u64, u32)],
+    out: &mut LinkOutput,
+    mut after: impl FnMut(&mut LinkDir, SimTime),
+) {
+    let (mut t, mut pending) = (SimTime::ZERO, None);
+    for (i, &(gap_us, size)) in arrivals.iter().enumerate() {
+        t += SimTime::from_us(gap_us);
+        while let Some(d) = pending.filter(|&d| d <= t) {
+            l.tx_done(d, out);
+            pending = out.tx_done_at.take();
+        }
+        l.enqueue(t, PacketRef(i as u32), size, out);
+        pending = out.tx_done_at.take().or(pending);
+        after(l, t);
+    }
+    while let Some(d) = pending {
+        l.tx_done(d, out);
+        pending = out.tx_done_at.take();
+    }
+}
+
 #[test]
 fn closed_form_serialises_and_tail_drops_like_the_definition() {
     // 12 Mbit/s: 1500 B = 1 ms; 10 ms delay; room for one waiting packet (1500 B).
@@ -186,34 +214,13 @@ proptest::proptest! {
         let mut fast = LinkDir::new(cfg.clone(), s.stream("l"), s.stream("i"));
         let mut slow = LinkDir::event_driven(cfg, s.stream("l"), s.stream("i"));
         // Arrival times: cumulative gaps in µs, so bursts and idle periods both occur.
-        let mut t = SimTime::ZERO;
         let (mut of, mut os) = (LinkOutput::default(), LinkOutput::default());
-        let mut pending: Option<SimTime> = None;
-        let (mut got_f, mut got_s) = (vec![], vec![]);
         let mut samples = (vec![], vec![]);
-        for (i, &(gap_us, size)) in arrivals.iter().enumerate() {
-            t += SimTime::from_us(gap_us);
-            // Departures up to and including t first (the documented tie rule).
-            while let Some(d) = pending.filter(|&d| d <= t) {
-                slow.tx_done(d, &mut os);
-                pending = os.tx_done_at.take();
-            }
-            fast.enqueue(t, PacketRef(i as u32), size, &mut of);
-            slow.enqueue(t, PacketRef(i as u32), size, &mut os);
-            if let Some(d) = os.tx_done_at.take() {
-                pending = Some(d);
-            }
-            samples.0.push((fast.queue_bytes(t), fast.queue_packets(t)));
-            samples.1.push((slow.queue_bytes(t), slow.queue_packets(t)));
-        }
-        while let Some(d) = pending {
-            slow.tx_done(d, &mut os);
-            pending = os.tx_done_at.take();
-        }
-        got_f.append(&mut of.delivered);
-        got_s.append(&mut os.delivered);
+        let sample = |l: &mut LinkDir, t| (l.queue_bytes(t), l.queue_packets(t));
+        offer(&mut fast, &arrivals, &mut of, |l, t| samples.0.push(sample(l, t)));
+        offer(&mut slow, &arrivals, &mut os, |l, t| samples.1.push(sample(l, t)));
         fast.settle(SimTime::NEVER);
-        proptest::prop_assert_eq!(got_f, got_s);
+        proptest::prop_assert_eq!(&of.delivered, &os.delivered);
         // Wire losses are known at arrival in closed form, at departure otherwise: the
         // same drops, reported in a different order.
         let key = |v: &Vec<(PacketRef, DropReason)>| {
@@ -249,20 +256,8 @@ proptest::proptest! {
         proptest::prop_assert!(clean.clean && !impaired.clean);
         let mut outs = Vec::new();
         for l in [&mut clean, &mut impaired] {
-            let (mut out, mut t, mut pending) = (LinkOutput::default(), SimTime::ZERO, None);
-            for (i, &(gap_us, size)) in arrivals.iter().enumerate() {
-                t += SimTime::from_us(gap_us);
-                while let Some(d) = pending.filter(|&d| d <= t) {
-                    l.tx_done(d, &mut out);
-                    pending = out.tx_done_at.take();
-                }
-                l.enqueue(t, PacketRef(i as u32), size, &mut out);
-                pending = out.tx_done_at.take().or(pending);
-            }
-            while let Some(d) = pending {
-                l.tx_done(d, &mut out);
-                pending = out.tx_done_at.take();
-            }
+            let mut out = LinkOutput::default();
+            offer(l, &arrivals, &mut out, |_, _| {});
             l.settle(SimTime::NEVER);
             outs.push((out.delivered, out.dropped, l.stats));
         }

@@ -40,12 +40,6 @@ use mmtsim_channel::geometry::Vec3;
 use mmtsim_engine::ids::UeId;
 use mmtsim_engine::memo::LastValue;
 
-/// Bit-for-bit equal bearings (so a remembered gain is exactly the one computed).
-pub(super) fn same(a: Bearing, b: Bearing) -> bool {
-    a.azimuth_deg.to_bits() == b.azimuth_deg.to_bits()
-        && a.zenith_deg.to_bits() == b.zenith_deg.to_bits()
-}
-
 /// The bearings between a UE and each cell at the UE's position (a static UE asks for
 /// the same ones at every channel update): by cell, (the UE seen from the cell, with the
 /// trigonometry of its gain terms, and the cell seen from the UE). Cells do not move.
@@ -179,7 +173,7 @@ pub(super) struct BeamGains {
     terms: Vec<Term>,
     /// The UE's own side: the gain of its beam toward the interferer, by the bits of both
     /// bearings, which change only when the UE moves or changes cell.
-    ue_side: LastValue<[u64; 4], f64>,
+    ue_side: LastValue<([u64; 2], [u64; 2]), f64>,
     /// The link's power through the UE's beam at 0 dBi at the gNB, mW, by its dBm bits:
     /// the same at every update of a link whose ends and random terms stood still.
     base: LastValue<u64, f64>,
@@ -220,13 +214,8 @@ impl BeamGains {
 
     /// The gain of the UE's `array`, its beam steered at `beam`, toward `toward`.
     pub(super) fn ue_gain(&mut self, array: &PanelArray, beam: Bearing, toward: Bearing) -> f64 {
-        let key = [
-            beam.azimuth_deg.to_bits(),
-            beam.zenith_deg.to_bits(),
-            toward.azimuth_deg.to_bits(),
-            toward.zenith_deg.to_bits(),
-        ];
-        self.ue_side.get_or(key, || array.gain_db(beam, toward))
+        self.ue_side
+            .get_or((beam.bits(), toward.bits()), || array.gain_db(beam, toward))
     }
 }
 

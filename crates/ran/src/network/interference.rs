@@ -69,7 +69,7 @@
 //! once are remembered, keyed on their exact inputs ([`super::beams`]): results are those
 //! of computing every term afresh.
 
-use super::beams::{same, Beam, BeamGains};
+use super::beams::{Beam, BeamGains};
 use super::{Cell, Ran, Ue};
 use crate::config::Interference;
 use mmtsim_channel::antenna::{Bearing, Sighting};
@@ -252,7 +252,7 @@ impl Ran {
             // A memo stays valid while its interferer and the victim's direction from it do.
             let kept = links
                 .get(k)
-                .is_some_and(|&(og, _, ot)| og == g && same(ot.bearing, toward.bearing));
+                .is_some_and(|&(og, _, ot)| og == g && ot.bearing.bits() == toward.bearing.bits());
             if k == memos.len() {
                 memos.push(BeamGains::default());
             }
